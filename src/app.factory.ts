@@ -1,0 +1,62 @@
+import helmet from '@fastify/helmet';
+import { Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule, type AppModuleOptions } from './app.module.js';
+import type { RawRequestContext } from './common/common.module.js';
+import { correlationIdFrom } from './common/context/request-context.js';
+import { sendError } from './common/errors/problem.filter.js';
+import { setupSwagger } from './common/swagger/swagger.js';
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Builds the HTTP application (Nest on Fastify) without listening: main.ts listens on it, the
+ * tests drive it with `app.inject`. Everything an answer carries — the correlation id, the error
+ * model, security headers — is set up here so both see the same service.
+ */
+export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+  const fallbackLogger = new NestLogger('Http');
+  const adapter = new FastifyAdapter({
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => correlationIdFrom(req.headers['x-correlation-id']),
+    requestIdHeader: false,
+    trustProxy: options.config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    maxParamLength: 200,
+    return503OnClosing: true,
+    // errors fastify answers before Nest sees the request (bad %-escapes, over-long params…)
+    frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+      reply.header('x-correlation-id', req.id);
+      sendError(error, req, reply, fallbackLogger);
+    },
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw as RawRequestContext;
+    raw.correlationId = request.id;
+    raw.clientIp = request.ip;
+    reply.header('x-correlation-id', request.id);
+  });
+  // body-parser and other fastify-level failures: same error model as everything else
+  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, fallbackLogger));
+
+  await app.register(helmet as never, { contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'] } } });
+  app.enableCors({
+    origin: options.config.corsOrigins.length ? options.config.corsOrigins : false,
+    exposedHeaders: ['X-Correlation-Id', 'Location', 'Retry-After'],
+    credentials: false,
+  });
+  setupSwagger(app);
+  await app.init();
+  await fastify.ready();
+  return app;
+}

@@ -1,0 +1,1 @@
+export const METADATA_SANITIZER = Symbol('METADATA_SANITIZER');

@@ -1,0 +1,68 @@
+import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { SecurityEventsService } from '../audit/security-events.service.js';
+import { RequestContext } from '../common/context/request-context.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
+import { IS_PUBLIC } from './decorators/public.decorator.js';
+import { REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
+import { EffectivePermissionsService } from './effective-permissions.service.js';
+import type { VerifiedToken } from './jwt.strategy.js';
+
+/**
+ * The global, deny-by-default guard. Every route needs a valid access token unless it is
+ * @Public(); the caller must exist and be active (checked in the store on every request), and
+ * must hold every permission the route declares with @RequirePermission — else 403 and a
+ * `permission.denied` security event.
+ */
+@Injectable()
+export class AccessGuard extends AuthGuard('jwt') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly permissions: EffectivePermissionsService,
+    private readonly context: RequestContext,
+    private readonly securityEvents: SecurityEventsService,
+  ) {
+    super();
+  }
+
+  override async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    await super.canActivate(ctx);
+    const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
+    const token = request.user as VerifiedToken;
+    const access = await this.permissions.resolve(token.userId);
+    if (!access || !access.activo) throw unauthenticated();
+
+    this.context.setActor(access.userId, access.username);
+    const permisos = new Set(access.efectivos);
+    request.user = { userId: access.userId, username: access.username, rol: access.rol, jti: token.jti, permisos } satisfies AuthenticatedUser;
+
+    const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [];
+    const missing = required.find((code) => !permisos.has(code));
+    if (missing) {
+      const endpoint = request.routeOptions?.url ?? request.url.split('?')[0];
+      await this.securityEvents.record({
+        action: 'permission.denied',
+        result: 'failure',
+        actorUserId: access.userId,
+        metadata: { permission: missing, endpoint, method: request.method },
+      });
+      throw new DomainError('permiso_denegado', `Se requiere el permiso ${missing}`);
+    }
+    return true;
+  }
+
+  override handleRequest<T>(err: unknown, user: T): T {
+    if (err || !user) throw unauthenticated();
+    return user;
+  }
+}
+
+function unauthenticated(): DomainError {
+  return new DomainError('no_autenticado', 'Se requiere un token de acceso válido');
+}

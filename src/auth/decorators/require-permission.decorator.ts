@@ -1,0 +1,23 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { BEARER_AUTH } from '../../common/swagger/swagger.js';
+
+export const REQUIRED_PERMISSIONS = 'requiredPermissions';
+
+/**
+ * Declares the permission(s) a route needs (all of them). The global guard enforces it on every
+ * request from the store, and the same decorator documents it in OpenAPI (security scheme and
+ * `x-required-permission`; the document builder also names it in the description).
+ */
+export function RequirePermission(...codes: string[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(REQUIRED_PERMISSIONS, codes),
+    ApiBearerAuth(BEARER_AUTH),
+    ApiExtension('x-required-permission', codes.length === 1 ? codes[0] : codes),
+  );
+}
+
+/** A route that needs only a valid access token (no particular permission). */
+export function Authenticated(): MethodDecorator & ClassDecorator {
+  return applyDecorators(ApiBearerAuth(BEARER_AUTH));
+}

@@ -1,0 +1,19 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from './decorators/public.decorator.js';
+import { JwtKeys } from './jwt-keys.js';
+
+@ApiTags('auth')
+@Controller('.well-known')
+export class JwksController {
+  constructor(private readonly keys: JwtKeys) {}
+
+  @Get('jwks.json')
+  @Public()
+  @Header('cache-control', 'public, max-age=300')
+  @ApiOperation({ summary: 'Public keys (JWKS)', description: 'Public. The RS256 public key(s) that verify access tokens, so other services can check them.' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object' } } } } })
+  jwks(): { keys: object[] } {
+    return { keys: [this.keys.publicJwk] };
+  }
+}

@@ -1,0 +1,48 @@
+import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppConfig } from '../common/config/index.js';
+
+/** The RS256 key pair that signs access tokens, with its key id and public JWK. */
+export class JwtKeys {
+  readonly kid: string;
+  readonly publicJwk: JsonWebKey;
+
+  constructor(
+    readonly privateKeyPem: string,
+    readonly publicKeyPem: string,
+  ) {
+    const jwk = createPublicKey(publicKeyPem).export({ format: 'jwk' });
+    // RFC 7638 thumbprint: stable across restarts for the same key
+    this.kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+    this.publicJwk = { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: this.kid, alg: 'RS256', use: 'sig' };
+  }
+
+  /**
+   * Keys from configuration; in development, a pair generated once into DATA_DIR and reused.
+   * (Production refuses to start without configured keys: see loadAppConfig.)
+   */
+  static load(config: AppConfig): JwtKeys {
+    if (config.jwt.privateKeyPem && config.jwt.publicKeyPem) return new JwtKeys(config.jwt.privateKeyPem, config.jwt.publicKeyPem);
+    const privatePath = join(config.dataDir, 'jwt-private.pem');
+    const publicPath = join(config.dataDir, 'jwt-public.pem');
+    if (existsSync(privatePath) && existsSync(publicPath)) {
+      return new JwtKeys(readFileSync(privatePath, 'utf8'), readFileSync(publicPath, 'utf8'));
+    }
+    const pair = generateRsaKeyPair();
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(privatePath, pair.privateKeyPem, { mode: 0o600 });
+    chmodSync(privatePath, 0o600);
+    writeFileSync(publicPath, pair.publicKeyPem);
+    return new JwtKeys(pair.privateKeyPem, pair.publicKeyPem);
+  }
+}
+
+export function generateRsaKeyPair(): { privateKeyPem: string; publicKeyPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}

@@ -1,0 +1,47 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { JwtKeys } from './jwt-keys.js';
+import { type AccessTokenClaims, userIdFromSub } from './token.service.js';
+
+/** What the strategy hands the guard once the token itself is valid. */
+export interface VerifiedToken {
+  userId: number;
+  username: string;
+  rol: string;
+  jti: string;
+}
+
+function kidOf(rawJwt: string): unknown {
+  try {
+    const header = JSON.parse(Buffer.from(rawJwt.split('.')[0] ?? '', 'base64url').toString('utf8')) as { kid?: unknown };
+    return header.kid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** passport-jwt: bearer token, RS256 only, published `kid` only, iss/aud checked, `exp` required. */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string) => void) => {
+        if (kidOf(rawJwt) !== keys.kid) return done(new Error('unknown kid'));
+        done(null, keys.publicKeyPem);
+      },
+      algorithms: ['RS256'],
+      issuer: config.jwt.issuer,
+      audience: config.jwt.audience,
+      ignoreExpiration: false,
+    });
+  }
+
+  validate(claims: AccessTokenClaims): VerifiedToken | false {
+    const userId = userIdFromSub(claims.sub);
+    if (userId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
+    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti };
+  }
+}

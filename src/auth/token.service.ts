@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { JwtKeys } from './jwt-keys.js';
+
+export interface AccessTokenSubject {
+  userId: number;
+  username: string;
+  rol: string;
+}
+
+/** Claims of a verified access token (API.md "Authentication"). */
+export interface AccessTokenClaims {
+  sub: string;
+  name: string;
+  rol: string;
+  iss: string;
+  aud: string | string[];
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+
+/** Parses the `sub` claim: a decimal string holding a positive 32-bit integer, else undefined. */
+export function userIdFromSub(sub: unknown): number | undefined {
+  if (typeof sub !== 'string' || !POSITIVE_INT.test(sub)) return undefined;
+  const id = Number(sub);
+  return id <= 2_147_483_647 ? id : undefined;
+}
+
+/** Issues and verifies RS256 access tokens (algorithm pinned, `kid` header, iss/aud checked). */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly keys: JwtKeys,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get accessTtlSeconds(): number {
+    return this.config.jwt.accessTtlSeconds;
+  }
+
+  signAccessToken(subject: AccessTokenSubject): string {
+    return this.jwt.sign(
+      { name: subject.username, rol: subject.rol },
+      {
+        algorithm: 'RS256',
+        privateKey: this.keys.privateKeyPem,
+        keyid: this.keys.kid,
+        subject: String(subject.userId),
+        issuer: this.config.jwt.issuer,
+        audience: this.config.jwt.audience,
+        expiresIn: this.config.jwt.accessTtlSeconds,
+        jwtid: randomUUID(),
+      },
+    );
+  }
+
+  /**
+   * Verifies signature, algorithm, kid, issuer, audience and (unless ignored) expiry; `exp` must
+   * be present either way. Returns undefined for any invalid token.
+   */
+  verifyAccessToken(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
+    try {
+      const decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
+      if (!decoded?.header || decoded.header.kid !== this.keys.kid || decoded.header.alg !== 'RS256') return undefined;
+      const claims = this.jwt.verify<AccessTokenClaims>(token, {
+        algorithms: ['RS256'],
+        publicKey: this.keys.publicKeyPem,
+        issuer: this.config.jwt.issuer,
+        audience: this.config.jwt.audience,
+        ignoreExpiration: options.ignoreExpiration ?? false,
+      });
+      if (typeof claims.exp !== 'number' || userIdFromSub(claims.sub) === undefined) return undefined;
+      return claims;
+    } catch {
+      return undefined;
+    }
+  }
+}

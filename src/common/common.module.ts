@@ -1,0 +1,65 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsModule } from 'nestjs-cls';
+import type { IncomingMessage } from 'node:http';
+import { Clock } from './context/clock.js';
+import { RequestContext, type RequestStore } from './context/request-context.js';
+import { ProblemFilter } from './errors/problem.filter.js';
+import { RequestTransactionInterceptor } from './transactions/request-transaction.interceptor.js';
+import { createValidationPipe } from './validation/validation.js';
+
+/** Fields the fastify onRequest hook copies onto the raw request (see app.factory.ts). */
+export interface RawRequestContext extends IncomingMessage {
+  correlationId?: string;
+  clientIp?: string;
+}
+
+/**
+ * Cross-cutting pieces: request context in CLS, the per-request transaction, the one error model
+ * and the one validation contract.
+ */
+@Global()
+@Module({
+  imports: [
+    ClsModule.forRoot({
+      global: true,
+      middleware: {
+        mount: true,
+        setup: (cls, req: RawRequestContext) => {
+          const store = cls as unknown as { set<K extends keyof RequestStore>(k: K, v: RequestStore[K]): void };
+          store.set('correlationId', req.correlationId);
+          store.set('ip', req.clientIp ?? req.socket?.remoteAddress ?? null);
+          const ua = req.headers['user-agent'];
+          store.set('userAgent', typeof ua === 'string' ? ua : null);
+        },
+      },
+      plugins: [
+        new ClsPluginTransactional({
+          imports: [TypeOrmModule],
+          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+          enableTransactionProxy: false,
+        }),
+      ],
+    }),
+  ],
+  providers: [
+    RequestContext,
+    { provide: APP_FILTER, useClass: ProblemFilter },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+    { provide: APP_INTERCEPTOR, useClass: RequestTransactionInterceptor },
+  ],
+  exports: [RequestContext],
+})
+export class CommonModule {
+  /** `clock` replaces the system clock (tests cross day boundaries with a FixedClock). */
+  static forRoot(options: { clock?: Clock } = {}): DynamicModule {
+    return {
+      module: CommonModule,
+      providers: [{ provide: Clock, useValue: options.clock ?? new Clock() }],
+      exports: [Clock],
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { DomainError, type FieldError } from './domain-error.js';
+import { codeForStatus } from './error-codes.js';
+
+/** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
+export const FISCAL_ROUTE_PREFIX = '/api/v1/admin/fiscal';
+
+/** Health probes keep the @nestjs/terminus body on 503. */
+export const HEALTH_ROUTE_PREFIX = '/health/';
+
+export interface RenderedError {
+  status: number;
+  contentType: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** true when the error is a fault of ours (5xx) and must be logged with its stack */
+  fault: boolean;
+}
+
+interface RequestLike {
+  url: string;
+  id?: string;
+}
+
+/**
+ * The one error model of the service (API.md "Errors"). Used by the Nest exception filter and by
+ * fastify's own error paths (body parsing, bad URLs), so every error answer has the same shape.
+ * Never puts a stack trace, SQL text or a secret in the body.
+ */
+export function renderError(err: unknown, req: RequestLike): RenderedError {
+  const path = req.url.split('?')[0] ?? req.url;
+  if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
+    // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
+    const body = err.getResponse();
+    if (body && typeof body === 'object') return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
+  }
+  const { status, code, detail, errors, headers } = classify(err);
+  const fault = status >= 500 && !(err instanceof DomainError);
+  if (path.startsWith(FISCAL_ROUTE_PREFIX)) {
+    return {
+      status,
+      fault,
+      headers,
+      contentType: 'application/json; charset=utf-8',
+      body: { error: code, message: errors?.length ? `${detail}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : detail },
+    };
+  }
+  const body: Record<string, unknown> = {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    instance: safeInstance(path),
+    code,
+    correlationId: req.id ?? null,
+  };
+  if (errors?.length) body.errors = errors;
+  return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
+}
+
+function safeInstance(path: string): string {
+  return path.length > 512 ? `${path.slice(0, 512)}…` : path;
+}
+
+interface Classified {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: FieldError[];
+  headers: Record<string, string>;
+}
+
+function classify(err: unknown): Classified {
+  if (err instanceof DomainError) {
+    return { status: err.status, code: err.code, detail: err.message, errors: err.errors, headers: err.headers ?? {} };
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const response = err.getResponse();
+    const code = typeof response === 'object' && response && typeof (response as { code?: unknown }).code === 'string'
+      ? (response as { code: string }).code
+      : codeForStatus(status);
+    return { status, code, detail: describeHttp(status, err), headers: {} };
+  }
+  const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    // fastify's own client errors: malformed JSON, bad content type, body too large, bad URL
+    return { status: statusCode, code: codeForStatus(statusCode), detail: describeFramework(err, statusCode), headers: {} };
+  }
+  if (typeof statusCode === 'number' && statusCode === 503) {
+    return { status: 503, code: 'servicio_no_disponible', detail: 'El servicio no está disponible en este momento', headers: { 'retry-after': '5' } };
+  }
+  return { status: 500, code: 'error_interno', detail: 'Error interno del servidor', headers: {} };
+}
+
+function describeHttp(status: number, err: HttpException): string {
+  switch (status) {
+    case 401: return 'Se requiere un token de acceso válido';
+    case 403: return 'No tiene permiso para esta operación';
+    case 404: return 'El recurso no existe';
+    default: return status >= 500 ? 'Error interno del servidor' : safeMessage(err.message, status);
+  }
+}
+
+function describeFramework(err: unknown, status: number): string {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return 'El cuerpo de la solicitud no es JSON válido';
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'El cuerpo de la solicitud es demasiado grande';
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Tipo de contenido no soportado; use application/json';
+  if (code === 'FST_ERR_BAD_URL') return 'La URL de la solicitud no es válida';
+  return STATUS_CODES[status] ?? 'Solicitud inválida';
+}
+
+/** Library messages can echo input; keep them short and single-line. */
+function safeMessage(message: string, status: number): string {
+  const m = (message || STATUS_CODES[status] || 'Error').split('\n')[0] ?? '';
+  return m.length > 200 ? `${m.slice(0, 200)}…` : m;
+}

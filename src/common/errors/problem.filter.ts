@@ -1,0 +1,32 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { renderError } from './error-renderer.js';
+
+/** Global filter: every exception becomes the contract's error body (see renderError). */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    sendError(exception, request, reply, this.logger);
+  }
+}
+
+export function sendError(
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  logger: Pick<Logger, 'error'>,
+): void {
+  const rendered = renderError(exception, request);
+  if (rendered.fault) {
+    logger.error({ err: exception, correlationId: request.id, method: request.method, url: request.url }, 'request failed');
+  }
+  if (reply.sent) return;
+  reply.status(rendered.status).header('content-type', rendered.contentType);
+  for (const [k, v] of Object.entries(rendered.headers)) reply.header(k, v);
+  void reply.send(rendered.body);
+}

@@ -1,0 +1,59 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { STATUS_CODES } from 'node:http';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'codigo' }) field: string;
+  @ApiProperty({ example: 'codigo must match /^[A-Z0-9_]{1,20}$/' }) message: string;
+}
+
+/** RFC 9457 problem document: every error outside the fiscal routes. */
+export class ProblemDetailsDto {
+  @ApiProperty({ example: 'about:blank' }) type: string;
+  @ApiProperty({ example: 'Conflict' }) title: string;
+  @ApiProperty({ example: 409 }) status: number;
+  @ApiProperty({ example: 'El medio 7 está inactivo' }) detail: string;
+  @ApiProperty({ example: '/api/v1/admin/secciones/7' }) instance: string;
+  @ApiProperty({ example: 'medio_inactivo', description: 'Stable machine code (API.md "Errors").' }) code: string;
+  @ApiProperty({ example: '0f8fad5b-d9cb-469f-a165-70867728950e', nullable: true }) correlationId: string | null;
+  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Only on validation failures.' }) errors?: FieldErrorDto[];
+}
+
+/** The error body of the fiscal routes (/api/v1/admin/fiscal/*). */
+export class FiscalErrorDto {
+  @ApiProperty({ example: 'validacion' }) error: string;
+  @ApiProperty({ example: 'porcentaje debe ser un número JSON entre 0 y 100 con hasta 2 decimales' }) message: string;
+}
+
+const DEFAULT_DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failure (`validacion`, `campo_inmutable`, …).',
+  401: 'Missing, invalid or expired access token (`no_autenticado`).',
+  403: 'The caller lacks the required permission (`permiso_denegado`).',
+  404: 'Not found (`no_encontrado`).',
+  409: 'A rule of the resource was broken (see `code`).',
+  429: 'Too many attempts (`demasiados_intentos`), see `Retry-After`.',
+};
+
+export type ErrorSpec = number | [number, string];
+
+/** Documents problem+json error answers of an operation. */
+export function ApiErrors(...specs: ErrorSpec[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(ProblemDetailsDto),
+    ...specs.map((spec) => {
+      const [status, description] = Array.isArray(spec) ? spec : [spec, DEFAULT_DESCRIPTIONS[spec] ?? STATUS_CODES[spec] ?? 'Error'];
+      return ApiResponse({ status, description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } } });
+    }),
+  );
+}
+
+/** Documents `{error, message}` error answers of a fiscal operation. */
+export function ApiFiscalErrors(...specs: ErrorSpec[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(FiscalErrorDto),
+    ...specs.map((spec) => {
+      const [status, description] = Array.isArray(spec) ? spec : [spec, DEFAULT_DESCRIPTIONS[spec] ?? STATUS_CODES[spec] ?? 'Error'];
+      return ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(FiscalErrorDto) } } } });
+    }),
+  );
+}

@@ -1,0 +1,62 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
+
+const IMMUTABLE = 'campo_inmutable';
+
+/** Flattens nested class-validator errors into `{field: "a.b[0].c", message}`. */
+export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((e) => {
+    const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    const own = Object.values(e.constraints ?? {}).map((message) => ({ field, message }));
+    return [...own, ...toFieldErrors(e.children ?? [], field)];
+  });
+}
+
+function hasImmutableViolation(errors: ValidationError[]): string | undefined {
+  for (const e of errors) {
+    if (e.contexts?.[IMMUTABLE_CONSTRAINT]) return e.property;
+    const nested = hasImmutableViolation(e.children ?? []);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+const IMMUTABLE_CONSTRAINT = 'immutableField';
+
+/**
+ * The one validation contract: whitelist + forbidNonWhitelisted (typos are 400), DTO instances,
+ * and no implicit conversion (query DTOs convert explicitly with @Transform).
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    stopAtFirstError: false,
+    exceptionFactory: (errors: ValidationError[]) => {
+      const immutable = hasImmutableViolation(errors);
+      if (immutable) return new DomainError(IMMUTABLE, `El campo ${immutable} no se puede modificar`, [{ field: immutable, message: `${immutable} es inmutable` }]);
+      return new ValidationFailedError(toFieldErrors(errors));
+    },
+  });
+}
+
+/**
+ * Marks a property of an update body that the contract declares immutable: any value for it,
+ * null included, is a 400 `campo_inmutable` (API.md Conventions).
+ */
+export function ImmutableField(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: IMMUTABLE_CONSTRAINT,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `${String(propertyName)} es inmutable`, ...options, context: { [IMMUTABLE]: true } },
+      validator: { validate: (value: unknown) => value === undefined },
+    });
+  };
+}

@@ -1,0 +1,24 @@
+import type { ColumnType, ValueTransformer } from 'typeorm';
+import { engineOf } from './database-url.js';
+
+/**
+ * Column types that differ between the engines. The engine is fixed for the life of the process
+ * (DATABASE_URL, or the embedded PostgreSQL when unset), so entity metadata is decided once.
+ * The schema itself comes from migrations; these types only steer TypeORM's value conversion.
+ */
+const engine = process.env.DATABASE_URL ? engineOf(process.env.DATABASE_URL) : 'postgres';
+
+/** UTC timestamp: timestamptz on PostgreSQL, datetime2 on SQL Server. */
+export const TIMESTAMP: ColumnType = engine === 'mssql' ? 'datetime2' : 'timestamptz';
+
+/** Stores a JSON document as text (jsonb/nvarchar(max) accept it) and always yields parsed values. */
+export const jsonTransformer: ValueTransformer = {
+  to: (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),
+  from: (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : (value ?? null)),
+};
+
+/** Exact decimals travel as strings in both drivers; the API exposes them as JSON numbers. */
+export const decimalTransformer: ValueTransformer = {
+  to: (value: unknown) => (value === undefined || value === null ? value : String(value)),
+  from: (value: unknown) => (value === null || value === undefined ? null : Number(value)),
+};

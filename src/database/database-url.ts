@@ -1,0 +1,45 @@
+export type Engine = 'postgres' | 'mssql';
+
+export function engineOf(url: string): Engine {
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
+  if (scheme === 'mssql' || scheme === 'sqlserver') return 'mssql';
+  throw new Error(`DATABASE_URL must start with postgres://, mssql:// or sqlserver:// (got ${scheme}://)`);
+}
+
+export interface ParsedDatabaseUrl {
+  engine: Engine;
+  host: string;
+  port: number | undefined;
+  username: string;
+  password: string;
+  database: string;
+  params: URLSearchParams;
+}
+
+export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
+  const engine = engineOf(url);
+  const u = new URL(url.replace(/^[a-z]+:/i, 'http:'));
+  return {
+    engine,
+    host: decodeURIComponent(u.hostname.replace(/^\[|\]$/g, '')),
+    port: u.port ? Number(u.port) : undefined,
+    username: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+    params: u.searchParams,
+  };
+}
+
+/** The same server URL pointing at another database. */
+export function withDatabase(url: string, database: string): string {
+  const scheme = url.slice(0, url.indexOf(':'));
+  const u = new URL(url.replace(/^[a-z]+:/i, 'http:'));
+  u.pathname = `/${encodeURIComponent(database)}`;
+  return `${scheme}:${u.toString().slice('http:'.length)}`;
+}
+
+/** A URL safe to print: the password is masked. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}

@@ -1,0 +1,27 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP } from '../database/column-types.js';
+
+/** roles (system-versioned: history in roles_history). */
+@Entity({ name: 'roles' })
+export class RoleEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar' })
+  codigo: string;
+
+  @Column({ type: 'varchar' })
+  nombre: string;
+
+  @Column({ type: 'varchar' })
+  descripcion: string;
+
+  @Column({ type: 'boolean' })
+  activo: boolean;
+
+  @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
+  updatedAt: Date;
+}

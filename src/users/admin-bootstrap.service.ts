@@ -1,0 +1,61 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { RoleEntity } from '../roles/role.entity.js';
+import { UserEntity } from './user.entity.js';
+
+/**
+ * First start: creates the user `admin` (role admin) when the users table is empty, with
+ * ADMIN_PASSWORD or a random strong password printed once. A restart changes nothing.
+ */
+@Injectable()
+export class AdminBootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly hasher: PasswordHasher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureAdmin();
+  }
+
+  async ensureAdmin(): Promise<void> {
+    const users = this.dataSource.getRepository(UserEntity);
+    if ((await users.count()) > 0) return;
+    const role = await this.dataSource.getRepository(RoleEntity).findOneByOrFail({ codigo: 'admin' });
+    const generated = !this.config.adminPassword;
+    const password = this.config.adminPassword ?? randomBytes(18).toString('base64url');
+    const passwordHash = await this.hasher.hash(password);
+    try {
+      await users.insert({
+        username: 'admin',
+        passwordHash,
+        nombre: 'Administrador',
+        apellido: 'Sistema',
+        email: 'admin@localhost',
+        roleId: role.id,
+        activo: true,
+        mustChangePassword: generated,
+        permissionOverrides: { granted: [], denied: [] },
+      });
+    } catch (err) {
+      // another instance bootstrapped first
+      if ((await users.count()) > 0) return;
+      throw err;
+    }
+    if (generated) {
+      // Printed once, on purpose, straight to the console rather than the structured log.
+      process.stdout.write(
+        `\n  First start: created user "admin" with password: ${password}\n  Sign in at POST /api/v1/auth/login and change it (PUT /api/v1/users/me/password).\n\n`,
+      );
+    } else {
+      this.logger.log('First start: created user "admin" with the password from ADMIN_PASSWORD');
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../../src/audit/audit.service.js';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { RoleEntity } from '../../src/roles/role.entity.js';
+import { TestApp } from '../support/test-app.js';
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('platform', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.create();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers /health/live with 200 and a generated correlation id', async () => {
+    const res = await t.get('/health/live');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['x-correlation-id']).toMatch(GUID);
+  });
+
+  it('echoes a client correlation id that is a GUID and replaces one that is not', async () => {
+    const mine = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect((await t.get('/health/live', { headers: { 'x-correlation-id': mine } })).headers['x-correlation-id']).toBe(mine);
+    const replaced = (await t.get('/health/live', { headers: { 'x-correlation-id': 'not-a-guid' } })).headers['x-correlation-id'];
+    expect(replaced).toMatch(GUID);
+    expect(replaced).not.toBe('not-a-guid');
+  });
+
+  it('answers an unknown route with a 404 problem document carrying the correlation id', async () => {
+    const res = await t.get('/api/v1/nope', { headers: { 'x-correlation-id': '0f8fad5b-d9cb-469f-a165-70867728950e' } });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: expect.any(String),
+      instance: '/api/v1/nope',
+      code: 'no_encontrado',
+      correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    });
+  });
+
+  it('answers malformed JSON with 400 validacion in the same shape', async () => {
+    const res = await t.request('POST', '/api/v1/auth/login', { raw: '{"username": "admin", ' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validacion');
+    expect(res.body.correlationId).toMatch(GUID);
+    expect(res.headers['x-correlation-id']).toBe(res.body.correlationId);
+    expect(res.text).not.toMatch(/at .*\.js:\d+/);
+  });
+
+  it('answers a malformed %-escape in the URL with a 400 problem document', async () => {
+    const res = await t.get('/api/v1/roles/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validacion');
+    expect(res.headers['x-correlation-id']).toMatch(GUID);
+  });
+
+  it('answers unknown body properties with 400 and field errors', async () => {
+    const res = await t.post('/api/v1/auth/login', { username: 'admin', password: 'x', extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validacion');
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'extra' })]));
+  });
+
+  it('answers a protected route without a token with 401 no_autenticado', async () => {
+    const res = await t.get('/api/v1/auth/me');
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('no_autenticado');
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('signs in the bootstrap admin and serves /auth/me', async () => {
+    const token = await t.adminToken();
+    const res = await t.get('/api/v1/auth/me', { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ username: 'admin', rol: 'admin' });
+    expect(res.body.permisos).toContain('administracion:roles:gestionar');
+  });
+
+  it('serves the OpenAPI document and Swagger UI', async () => {
+    const doc = await t.get('/docs/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toMatch(/^3\./);
+    const ui = await t.get('/docs');
+    expect(ui.status).toBe(200);
+    expect(ui.text).toMatch(/swagger/i);
+  });
+
+  it('sends the helmet security headers', async () => {
+    const res = await t.get('/health/live');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['strict-transport-security']).toBeDefined();
+  });
+
+  describe('fail-closed audit', () => {
+    it('rolls back the change when the audit insert fails at the database', async () => {
+      await t.query(`CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`);
+      await t.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION fail_audit()`);
+      try {
+        const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+        const audit = t.app.get(AuditService);
+        const context = t.app.get(RequestContext);
+        await expect(
+          context.runAs(1, () =>
+            txHost.withTransaction(async () => {
+              await txHost.tx.insert(RoleEntity, { codigo: 'fail_closed_probe', nombre: 'x', descripcion: '', activo: true });
+              await audit.record('rol.create', 'rol', 'fail_closed_probe', { after: { codigo: 'fail_closed_probe' } });
+            }),
+          ),
+        ).rejects.toThrow(/audit store unavailable/);
+        expect(await t.query(`SELECT 1 FROM roles WHERE codigo = 'fail_closed_probe'`)).toHaveLength(0);
+      } finally {
+        await t.query('DROP TRIGGER fail_audit ON audit_events');
+        await t.query('DROP FUNCTION fail_audit()');
+      }
+    });
+
+    it('refuses to write an audit event without an actor, and nothing is kept', async () => {
+      const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+      const audit = t.app.get(AuditService);
+      const context = t.app.get(RequestContext);
+      await expect(
+        context.runAs(undefined, () =>
+          txHost.withTransaction(async () => {
+            await txHost.tx.insert(RoleEntity, { codigo: 'no_actor_probe', nombre: 'x', descripcion: '', activo: true });
+            await audit.record('rol.create', 'rol', 'no_actor_probe');
+          }),
+        ),
+      ).rejects.toThrow(/no authenticated actor/);
+      expect(await t.query(`SELECT 1 FROM roles WHERE codigo = 'no_actor_probe'`)).toHaveLength(0);
+    });
+
+    it('keeps the change and its audit row together when both succeed', async () => {
+      const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+      const audit = t.app.get(AuditService);
+      const context = t.app.get(RequestContext);
+      await context.runAs(1, () =>
+        txHost.withTransaction(async () => {
+          await txHost.tx.insert(RoleEntity, { codigo: 'committed_probe', nombre: 'x', descripcion: '', activo: true });
+          await audit.record('rol.create', 'rol', 'committed_probe', { after: { codigo: 'committed_probe', password: 'secret' } });
+        }),
+      );
+      expect(await t.query(`SELECT 1 FROM roles WHERE codigo = 'committed_probe'`)).toHaveLength(1);
+      const [event] = await t.auditEvents({ targetId: 'committed_probe' });
+      expect(event).toMatchObject({ action: 'rol.create', target_type: 'rol', actor_user_id: 1 });
+      expect(event.metadata).toEqual({ after: { codigo: 'committed_probe' } });
+    });
+  });
+});

@@ -1,0 +1,212 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import bcrypt from 'bcrypt';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory.js';
+import { loadAppConfig, type AppConfig } from '../../src/common/config/index.js';
+import type { Clock } from '../../src/common/context/clock.js';
+import { connectionSettings, type DatabaseRuntime, runMigrations } from '../../src/database/database-runtime.js';
+import { engineOf, withDatabase } from '../../src/database/database-url.js';
+import { dialectFor } from '../../src/database/dialects/index.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from './test-env.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** raw payload (e.g. malformed JSON); sent as-is with content-type application/json */
+  raw?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+export interface CreatedUser {
+  id: number;
+  username: string;
+  password: string;
+  token: string;
+  refreshToken: string;
+}
+
+let fileCounter = 0;
+
+/**
+ * One application on its own fresh database (cloned from the migrated template on PostgreSQL,
+ * migrated from scratch on SQL Server), driven in-process with fastify's inject.
+ */
+export class TestApp {
+  private constructor(
+    readonly app: NestFastifyApplication,
+    readonly db: DataSource,
+    readonly config: AppConfig,
+    private readonly databaseName: string,
+  ) {}
+
+  static async create(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+    const serverUrl = process.env.TEST_SERVER_URL;
+    const runId = process.env.TEST_RUN_ID;
+    if (!serverUrl || !runId) throw new Error('test/support/global-setup.ts did not run');
+    const engine = engineOf(serverUrl);
+    const dialect = dialectFor(engine);
+    const name = `${runId}_${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}_${++fileCounter}_${randomBytes(3).toString('hex')}`;
+
+    const baseConfig = loadAppConfig(process.env);
+    const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(baseConfig, serverUrl, 'medios-test-admin')));
+    await admin.initialize();
+    try {
+      await dialect.createDatabase(admin, name, process.env.TEST_TEMPLATE_DB);
+    } finally {
+      await admin.destroy();
+    }
+    const url = withDatabase(serverUrl, name);
+    if (!dialect.supportsTemplates) await runMigrations(baseConfig, url);
+
+    const config = loadAppConfig({ ...process.env, ...options.env, DATABASE_URL: url });
+    const database: DatabaseRuntime = { url, engine, dialect, embedded: false, stop: async () => {} };
+    const app = await createApp({ config, database, clock: options.clock });
+    return new TestApp(app, app.get<DataSource>(getDataSourceToken()), config, name);
+  }
+
+  get engine() {
+    return engineOf(this.config.databaseUrl ?? 'postgres://');
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    const serverUrl = process.env.TEST_SERVER_URL as string;
+    const dialect = dialectFor(engineOf(serverUrl));
+    const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(this.config, serverUrl, 'medios-test-admin')));
+    await admin.initialize();
+    try {
+      await dialect.dropDatabase(admin, this.databaseName);
+    } finally {
+      await admin.destroy();
+    }
+  }
+
+  async request<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS', url: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let payload: string | undefined;
+    if (options.raw !== undefined) {
+      payload = options.raw;
+      headers['content-type'] ??= 'application/json';
+    } else if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const query = options.query
+      ? Object.fromEntries(Object.entries(options.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
+      : undefined;
+    const res = await this.app.inject({ method, url, headers, payload, query });
+    let body: unknown = res.body;
+    try {
+      body = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.statusCode, body: body as T, headers: res.headers as HttpResult['headers'], text: res.body };
+  }
+
+  get<T = any>(url: string, options?: RequestOptions) {
+    return this.request<T>('GET', url, options);
+  }
+  post<T = any>(url: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', url, { ...options, body });
+  }
+  put<T = any>(url: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PUT', url, { ...options, body });
+  }
+  delete<T = any>(url: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', url, options);
+  }
+
+  async login(username: string, password: string): Promise<{ accessToken: string; refreshToken: string; body: any }> {
+    const res = await this.post('/api/v1/auth/login', { username, password });
+    if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
+    return { accessToken: res.body.accessToken, refreshToken: res.body.refreshToken, body: res.body };
+  }
+
+  private adminTokenCache: string | undefined;
+
+  /** An access token of the bootstrap `admin` (every permission). */
+  async adminToken(): Promise<string> {
+    this.adminTokenCache ??= (await this.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
+    return this.adminTokenCache;
+  }
+
+  /**
+   * A user with the given role, inserted straight into the store (no audit event), signed in.
+   * For setting up callers; tests of user management go through the API instead.
+   */
+  async createUser(rol: string, options: { username?: string; password?: string; activo?: boolean; overrides?: { granted: string[]; denied: string[] } } = {}): Promise<CreatedUser> {
+    const username = options.username ?? `u_${rol}_${randomBytes(4).toString('hex')}`;
+    const password = options.password ?? `Pw-${randomBytes(8).toString('hex')}`;
+    const hash = await bcrypt.hash(password, 4);
+    const roles: Array<{ id: number }> = await this.db.query(this.sql('SELECT id FROM roles WHERE codigo = $1'), [rol]);
+    if (!roles[0]) throw new Error(`no role ${rol}`);
+    await this.db
+      .createQueryBuilder()
+      .insert()
+      .into('users')
+      .values({
+        username,
+        password_hash: hash,
+        nombre: 'Test',
+        apellido: rol,
+        email: `${username}@example.test`,
+        role_id: roles[0].id,
+        activo: true,
+        must_change_password: false,
+        permission_overrides: JSON.stringify(options.overrides ?? { granted: [], denied: [] }),
+      })
+      .execute();
+    const rows: Array<{ id: number }> = await this.db.query(this.sql('SELECT id FROM users WHERE username = $1'), [username]);
+    const tokens = await this.login(username, password);
+    if (options.activo === false) await this.db.query(this.sql('UPDATE users SET activo = $1 WHERE username = $2'), [false, username]);
+    return { id: Number(rows[0]!.id), username, password, token: tokens.accessToken, refreshToken: tokens.refreshToken };
+  }
+
+  /** Writes `$1, $2…` placeholders in the engine's own style, for small raw queries in tests. */
+  sql(text: string): string {
+    return this.engine === 'mssql' ? text.replace(/\$(\d+)/g, (_m, n: string) => `@${Number(n) - 1}`) : text;
+  }
+
+  /** Runs a raw query with `$n` placeholders. */
+  query<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.db.query(this.sql(text), params);
+  }
+
+  /** Audit events, newest first, optionally for one action. */
+  async auditEvents(filter: { action?: string; targetType?: string; targetId?: string } = {}): Promise<any[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    for (const [col, v] of [['action', filter.action], ['target_type', filter.targetType], ['target_id', filter.targetId]] as const) {
+      if (v !== undefined) {
+        params.push(v);
+        where.push(`${col} = $${params.length}`);
+      }
+    }
+    const rows = await this.query(`SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY occurred_at DESC, id DESC`, params);
+    return rows.map((r) => ({ ...r, metadata: typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata }));
+  }
+
+  async securityEvents(action?: string): Promise<any[]> {
+    const rows = await this.query(`SELECT * FROM security_events ${action ? 'WHERE action = $1' : ''} ORDER BY occurred_at DESC, id DESC`, action ? [action] : []);
+    return rows.map((r) => ({ ...r, metadata: typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata }));
+  }
+}
+
+export { ADMIN_PASSWORD, ADMIN_USERNAME };
+export const expectProblem = (res: HttpResult, status: number, code: string) => {
+  if (res.status !== status || res.body?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);
+  }
+};
