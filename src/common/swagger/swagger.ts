@@ -22,7 +22,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  return sortDocument(document);
+  return sortDocument(namePermissions(document));
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */
@@ -33,6 +33,20 @@ export function setupSwagger(app: INestApplication): void {
     swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
     customSiteTitle: 'Medios admin API',
   });
+}
+
+/** Names each operation's required permission in its description too (API.md "Headers and transport"). */
+function namePermissions(doc: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<{ description?: string; 'x-required-permission'?: string | string[] } | undefined>) {
+      const required = op?.['x-required-permission'];
+      if (!op || !required) continue;
+      const codes = (Array.isArray(required) ? required : [required]).map((c) => `\`${c}\``).join(' and ');
+      const line = `Required permission: ${codes}.`;
+      if (!op.description?.includes(line)) op.description = op.description ? `${op.description}\n\n${line}` : line;
+    }
+  }
+  return doc;
 }
 
 /** Stable key order, so the committed openapi.json only changes when the API does. */
