@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { BEARER_AUTH } from '../../common/swagger/swagger.js';
 
 export const REQUIRED_PERMISSIONS = 'requiredPermissions';
@@ -14,10 +15,11 @@ export function RequirePermission(...codes: string[]): MethodDecorator & ClassDe
     SetMetadata(REQUIRED_PERMISSIONS, codes),
     ApiBearerAuth(BEARER_AUTH),
     ApiExtension('x-required-permission', codes.length === 1 ? codes[0] : codes),
+    ApiErrors(401, 403),
   );
 }
 
 /** A route that needs only a valid access token (no particular permission). */
 export function Authenticated(): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiBearerAuth(BEARER_AUTH));
+  return applyDecorators(ApiBearerAuth(BEARER_AUTH), ApiErrors(401));
 }
