@@ -206,6 +206,7 @@ async function ensurePostgresOsUser(log: Log): Promise<OsUser> {
     throw new Error(
       `embedded PostgreSQL: PostgreSQL cannot run as root and creating the OS user "${OS_USER}" failed ` +
         `(${errMessage(err)}); create it yourself or run the service as a non-root user`,
+      { cause: err },
     );
   }
   const created = await lookupOsUser(OS_USER);
@@ -529,7 +530,7 @@ async function signalAndWait(pid: number, signal: NodeJS.Signals, timeoutMs: num
     process.kill(pid, signal);
   } catch (err) {
     if (errCode(err) === 'ESRCH') return true;
-    throw new Error(`embedded PostgreSQL: cannot signal postmaster pid ${pid}: ${errMessage(err)}`);
+    throw new Error(`embedded PostgreSQL: cannot signal postmaster pid ${pid}: ${errMessage(err)}`, { cause: err });
   }
   const deadline = Date.now() + timeoutMs;
   for (;;) {
