@@ -1,15 +1,20 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { AuditJobsModule } from './audit/jobs/audit-jobs.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfigModule } from './common/config/config.module.js';
 import type { AppConfig } from './common/config/index.js';
 import { CommonModule } from './common/common.module.js';
 import type { Clock } from './common/context/clock.js';
 import { pinoOptions } from './common/logging/logging.js';
 import { DatabaseModule } from './database/database.module.js';
+import { FiscalModule } from './fiscal/fiscal.module.js';
 import type { DatabaseRuntime } from './database/database-runtime.js';
 import { HealthModule } from './health/health.module.js';
+import { MediosModule } from './medios/medios.module.js';
+import { RolesModule } from './roles/roles.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppModuleOptions {
@@ -17,6 +22,8 @@ export interface AppModuleOptions {
   database: DatabaseRuntime;
   /** replaces the system clock (tests) */
   clock?: Clock;
+  /** extra modules mounted beside the application's (tests mount probe routes, e.g. to exercise the guard) */
+  extraModules?: Array<Type | DynamicModule>;
 }
 
 @Module({})
@@ -30,9 +37,15 @@ export class AppModule {
         DatabaseModule.forRoot(options.database),
         CommonModule.forRoot({ clock: options.clock }),
         AuditModule,
+        AuditJobsModule.forRoot(options.config),
         AuthModule,
         HealthModule,
         UsersModule,
+        RolesModule,
+        MediosModule,
+        FiscalModule,
+        CatalogModule,
+        ...(options.extraModules ?? []),
       ],
     };
   }

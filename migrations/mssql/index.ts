@@ -1,2 +1,18 @@
-/** SQL Server migrations in order. Add each new migration class here. */
-export const MSSQL_MIGRATIONS: Array<new () => import('typeorm').MigrationInterface> = [];
+import type { MigrationInterface } from 'typeorm';
+import { Platform1763712000000 } from './1763712000000-platform.js';
+import { LoginThrottle1763712100000 } from './1763712100000-login-throttle.js';
+import { MediosFiscal1763712300000 } from './1763712300000-medios-fiscal.js';
+import { Catalog1763712400000 } from './1763712400000-catalog.js';
+import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
+
+/**
+ * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
+ * PostgreSQL migration in migrations/postgres/index.ts. Add each new migration class here.
+ */
+export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
+  Platform1763712000000,
+  LoginThrottle1763712100000,
+  MediosFiscal1763712300000,
+  Catalog1763712400000,
+  AuditRead1763712500000,
+];

@@ -1,22 +1,52 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { hkdfSync } from 'node:crypto';
+import { JwtKeys } from '../auth/jwt-keys.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { AuditCursorCodec } from './audit-cursor.js';
 import { AuditEventEntity } from './audit-event.entity.js';
+import { AuditEventsController } from './audit-events.controller.js';
+import { AuditEventsRepository } from './audit-events.repository.js';
+import { AuditEventsService } from './audit-events.service.js';
 import { AuditService } from './audit.service.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
+import { AuditStorageInspector } from './maintenance/audit-storage.inspector.js';
+import { IntegrityCheckService } from './maintenance/integrity-check.service.js';
+import { MaintenanceJobRunner } from './maintenance/maintenance-job.runner.js';
+import { PartitionManagerService } from './maintenance/partition-manager.service.js';
+import { RetentionService } from './maintenance/retention.service.js';
 import { MetadataSanitizer } from './metadata-sanitizer.js';
 import { SecurityEventEntity } from './security-event.entity.js';
 import { SecurityEventsService } from './security-events.service.js';
 
-/** The audit trail (writer side) and the security-event trail. Global: every domain audits. */
+/**
+ * The audit trail (writer side, global: every domain audits), the security-event trail, the read
+ * API, the storage checks behind GET /health/audit, and the maintenance services that the
+ * scheduled jobs (AuditJobsModule) and the CLI run.
+ */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEventEntity, SecurityEventEntity])],
+  controllers: [AuditEventsController],
   providers: [
     { provide: METADATA_SANITIZER, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new MetadataSanitizer(config.auditSanitizeKeys) },
     AuditService,
     SecurityEventsService,
+    // The cursor's HMAC key is derived from the token-signing key: stable across restarts and
+    // instances, secret, and never the signing key itself.
+    {
+      provide: AuditCursorCodec,
+      inject: [JwtKeys],
+      useFactory: (keys: JwtKeys) => new AuditCursorCodec(Buffer.from(hkdfSync('sha256', keys.privateKeyPem, 'medios-admin-api', 'audit-events-cursor-v1', 32))),
+    },
+    AuditEventsRepository,
+    AuditEventsService,
+    AuditStorageInspector,
+    MaintenanceJobRunner,
+    PartitionManagerService,
+    RetentionService,
+    IntegrityCheckService,
   ],
-  exports: [AuditService, SecurityEventsService, METADATA_SANITIZER],
+  exports: [AuditService, SecurityEventsService, METADATA_SANITIZER, AuditStorageInspector, PartitionManagerService, RetentionService, IntegrityCheckService],
 })
 export class AuditModule {}

@@ -7,14 +7,15 @@ import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import { IS_PUBLIC } from './decorators/public.decorator.js';
-import { REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
+import { QUERY_PERMISSIONS, type QueryPermission, REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
 import type { VerifiedToken } from './jwt.strategy.js';
 
 /**
  * The global, deny-by-default guard. Every route needs a valid access token unless it is
  * @Public(); the caller must exist and be active (checked in the store on every request), and
- * must hold every permission the route declares with @RequirePermission — else 403 and a
+ * must hold every permission the route declares with @RequirePermission (plus those of
+ * @RequirePermissionWithQuery whose query parameter is present) — else 403 and a
  * `permission.denied` security event.
  */
 @Injectable()
@@ -42,7 +43,10 @@ export class AccessGuard extends AuthGuard('jwt') {
     const permisos = new Set(access.efectivos);
     request.user = { userId: access.userId, username: access.username, rol: access.rol, jti: token.jti, permisos } satisfies AuthenticatedUser;
 
-    const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [];
+    const required = [
+      ...(this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? []),
+      ...requiredByQuery(this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets), request.query),
+    ];
     const missing = required.find((code) => !permisos.has(code));
     if (missing) {
       const endpoint = request.routeOptions?.url ?? request.url.split('?')[0];
@@ -61,6 +65,12 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (err || !user) throw unauthenticated();
     return user;
   }
+}
+
+/** The codes of @RequirePermissionWithQuery whose query parameter the request carries. */
+function requiredByQuery(declared: QueryPermission[] | undefined, query: unknown): string[] {
+  const params = (query ?? {}) as Record<string, unknown>;
+  return (declared ?? []).filter((p) => params[p.param] !== undefined).map((p) => p.code);
 }
 
 function unauthenticated(): DomainError {

@@ -7,6 +7,7 @@ import { type AuthenticatedUser, CurrentUser } from './decorators/current-user.d
 import { Public } from './decorators/public.decorator.js';
 import { Authenticated } from './decorators/require-permission.decorator.js';
 import { LoginDto, LoginResponseDto, MeDto } from './dto/login.dto.js';
+import { RefreshDto, TokenPairDto } from './dto/refresh.dto.js';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
@@ -19,19 +20,52 @@ export class AuthController {
   @NoRequestTransaction()
   @ApiOperation({
     summary: 'Sign in',
-    description: 'Public. One generic 401 `credenciales_invalidas` for unknown user, inactive user and wrong password. Repeated failures per username or client IP answer 429 `demasiados_intentos` with `Retry-After`.',
+    description: [
+      'Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400.',
+      'One generic 401 `credenciales_invalidas` for unknown user, inactive user and wrong password.',
+      'After `LOGIN_MAX_FAILURES_PER_USER` failures for one username (default 10) or `LOGIN_MAX_FAILURES_PER_IP` for one client IP',
+      '(default 50) within `LOGIN_WINDOW_SECONDS` (default 900), sign-in answers 429 `demasiados_intentos` with `Retry-After` (seconds)',
+      'without checking the password; a success clears the username’s count. Malformed requests (400) do not count.',
+    ].join(' '),
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiErrors(400, [401, 'Invalid credentials (`credenciales_invalidas`).'], 429)
+  @ApiErrors(
+    400,
+    [401, 'Invalid credentials (`credenciales_invalidas`).'],
+    [429, 'Too many failures (`demasiados_intentos`); the `Retry-After` header says how many seconds to wait.'],
+  )
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto);
+  }
+
+  @Post('refresh')
+  @Public()
+  @HttpCode(200)
+  @NoRequestTransaction()
+  @ApiOperation({
+    summary: 'Renew the session (refresh-token rotation)',
+    description: [
+      'Public. Takes the last access token (it may have expired: its signature, issuer, audience and key id are still checked)',
+      'and the current refresh token, and answers a new pair. The presented refresh token is revoked (rotated) and valid once:',
+      'presenting it again — or any revoked token — revokes the whole session (every token of its chain). Every refusal is the',
+      'same generic 401 `refresh_invalido` (unknown, revoked, expired, another user’s, inactive user). A client with several tabs',
+      'must serialize its refreshes.',
+    ].join(' '),
+  })
+  @ApiOkResponse({ type: TokenPairDto })
+  @ApiErrors([400, 'A field is missing or not a string (`validacion`).'], [401, 'The session cannot be renewed (`refresh_invalido`).'])
+  refresh(@Body() dto: RefreshDto): Promise<TokenPairDto> {
+    return this.auth.refresh(dto);
   }
 
   @Post('logout')
   @Authenticated()
   @HttpCode(204)
   @NoRequestTransaction()
-  @ApiOperation({ summary: 'Sign out', description: 'Revokes every active refresh token of the caller. Idempotent. Needs a valid access token.' })
+  @ApiOperation({
+    summary: 'Sign out',
+    description: 'Revokes every active refresh token of the caller (every session). Idempotent: a repeat is 204 too. Needs a valid access token.',
+  })
   @ApiNoContentResponse({ description: 'Signed out.' })
   @ApiErrors(401)
   async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {

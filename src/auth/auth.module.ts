@@ -15,12 +15,14 @@ import { JwtStrategy } from './jwt.strategy.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
+import { LoginFailureEntity } from './throttle/login-failure.entity.js';
+import { LoginThrottleService } from './throttle/login-throttle.service.js';
 import { TokenService } from './token.service.js';
 
 /** Sign-in, tokens and the global deny-by-default guard. Global: every domain relies on it. */
 @Global()
 @Module({
-  imports: [PassportModule, JwtModule.register({}), TypeOrmModule.forFeature([UserEntity, RefreshTokenEntity])],
+  imports: [PassportModule, JwtModule.register({}), TypeOrmModule.forFeature([UserEntity, RefreshTokenEntity, LoginFailureEntity])],
   controllers: [AuthController, JwksController],
   providers: [
     { provide: JwtKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => JwtKeys.load(config) },
@@ -28,6 +30,7 @@ import { TokenService } from './token.service.js';
     JwtStrategy,
     PasswordHasher,
     RefreshTokensService,
+    LoginThrottleService,
     EffectivePermissionsService,
     AuthService,
     { provide: APP_GUARD, useClass: AccessGuard },

@@ -3,17 +3,23 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { SecurityEventsService } from '../audit/security-events.service.js';
 import { Clock } from '../common/context/clock.js';
+import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { UserEntity } from '../users/user.entity.js';
 import type { LoginDto, LoginResponseDto, MeDto } from './dto/login.dto.js';
+import type { RefreshDto, TokenPairDto } from './dto/refresh.dto.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
-import { TokenService } from './token.service.js';
+import { type LoginOutcome, LoginThrottleService } from './throttle/login-throttle.service.js';
+import { TokenService, userIdFromSub } from './token.service.js';
 
 type LoginFailure = 'user_not_found' | 'user_inactive' | 'invalid_password';
 
-/** Sign-in and sign-out (SEED 3.1, 4.1, 5). */
+/** One message for every refused refresh, so the answer never tells which check failed. */
+const REFRESH_REFUSED = 'La sesión no se puede renovar; inicie sesión de nuevo';
+
+/** Sign-in, token refresh and sign-out (SEED 3.1, 4.1, 5). */
 @Injectable()
 export class AuthService {
   constructor(
@@ -23,51 +29,135 @@ export class AuthService {
     private readonly refreshTokens: RefreshTokensService,
     private readonly permissions: EffectivePermissionsService,
     private readonly securityEvents: SecurityEventsService,
+    private readonly throttle: LoginThrottleService,
+    private readonly context: RequestContext,
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Throttling first (429 without looking at the password), then one bcrypt compare whatever the
+   * case, one generic 401 for the three failures; the reason goes to the security event only.
+   */
   async login(dto: LoginDto): Promise<LoginResponseDto> {
-    const user = await this.txHost.tx
-      .getRepository(UserEntity)
-      .createQueryBuilder('u')
-      .addSelect('u.passwordHash')
-      .where('u.username = :username', { username: dto.username })
-      .getOne();
-
-    if (!user) {
-      await this.hasher.verifyAgainstDummy(dto.password);
-      return this.failLogin(dto.username, 'user_not_found');
+    const admission = await this.throttle.admit(dto.username, this.context.ip);
+    if (!admission.admitted) {
+      await this.securityEvents.record({ action: 'login', result: 'failure', attemptedUsername: dto.username, failureReason: 'too_many_attempts' });
+      throw new DomainError('demasiados_intentos', 'Demasiados intentos fallidos; intente de nuevo más tarde', undefined, {
+        'retry-after': String(admission.retryAfterSeconds),
+      });
     }
-    const passwordOk = await this.hasher.verify(dto.password, user.passwordHash);
-    if (!user.activo) return this.failLogin(dto.username, 'user_inactive', user.id);
-    if (!passwordOk) return this.failLogin(dto.username, 'invalid_password', user.id);
+    let outcome: LoginOutcome = 'error';
+    try {
+      const user = await this.txHost.tx
+        .getRepository(UserEntity)
+        .createQueryBuilder('u')
+        .addSelect('u.passwordHash')
+        .where('u.username = :username', { username: dto.username })
+        .getOne();
+      if (!user) {
+        await this.hasher.verifyAgainstDummy(dto.password);
+        outcome = 'failure';
+        return await this.failLogin(dto.username, 'user_not_found');
+      }
+      const passwordOk = await this.hasher.verify(dto.password, user.passwordHash);
+      if (!user.activo) {
+        outcome = 'failure';
+        return await this.failLogin(dto.username, 'user_inactive', user.id);
+      }
+      if (!passwordOk) {
+        outcome = 'failure';
+        return await this.failLogin(dto.username, 'invalid_password', user.id);
+      }
+      const access = await this.permissions.resolve(user.id);
+      if (!access?.activo) {
+        // deactivated or removed between the two reads
+        outcome = 'failure';
+        return await this.failLogin(dto.username, access ? 'user_inactive' : 'user_not_found', user.id);
+      }
 
-    const access = await this.permissions.resolve(user.id);
-    if (!access) return this.failLogin(dto.username, 'user_not_found');
-    const previousLogin = user.ultimoLogin;
+      const previousLogin = user.ultimoLogin;
+      const refresh = await this.txHost.withTransaction(async () => {
+        await this.txHost.tx.update(UserEntity, { id: user.id }, { ultimoLogin: this.clock.now() });
+        return this.refreshTokens.issue(user.id);
+      });
+      const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol });
+      outcome = 'success';
+      await this.securityEvents.record({
+        action: 'login',
+        result: 'success',
+        actorUserId: user.id,
+        attemptedUsername: user.username,
+        sessionId: refresh.familyId,
+      });
+      return {
+        accessToken,
+        refreshToken: refresh.token,
+        tokenType: 'Bearer',
+        expiresIn: this.tokens.accessTtlSeconds,
+        username: user.username,
+        mustChangePassword: user.mustChangePassword,
+        ultimoLogin: previousLogin ? previousLogin.toISOString() : null,
+        permisos: access.efectivos,
+      };
+    } finally {
+      await this.throttle.settle(admission.attempt, outcome);
+    }
+  }
 
-    const refresh = await this.txHost.withTransaction(async () => {
-      await this.txHost.tx.update(UserEntity, { id: user.id }, { ultimoLogin: this.clock.now() });
-      return this.refreshTokens.issue(user.id);
+  /**
+   * SEED table 3.1, "refresh": the access token must carry a valid signature, issuer, audience
+   * and `kid` (its expiry is ignored); the refresh token is then consumed in one transaction with
+   * its row locked. The transaction commits before the answer, so a family revoked because a
+   * revoked token came back stays revoked although the answer is 401.
+   */
+  async refresh(dto: RefreshDto): Promise<TokenPairDto> {
+    const claims = this.tokens.verifyAccessToken(dto.accessToken, { ignoreExpiration: true });
+    const subUserId = claims ? userIdFromSub(claims.sub) : undefined;
+    if (subUserId === undefined) {
+      await this.securityEvents.record({ action: 'refresh.issue', result: 'failure', failureReason: 'invalid_access_token' });
+      throw new DomainError('refresh_invalido', REFRESH_REFUSED);
+    }
+
+    const result = await this.txHost.withTransaction(() => this.refreshTokens.rotate(dto.refreshToken, subUserId));
+
+    if (!result.ok) {
+      if (result.reason === 'reuse_detected') {
+        await this.securityEvents.record({
+          action: 'refresh.reuse_detected',
+          result: 'failure',
+          actorUserId: subUserId,
+          sessionId: result.familyId,
+          failureReason: 'reuse_detected',
+          metadata: { familyId: result.familyId, revokedTokens: result.revoked },
+        });
+      } else {
+        await this.securityEvents.record({
+          action: 'refresh.issue',
+          result: 'failure',
+          actorUserId: subUserId,
+          sessionId: result.familyId ?? null,
+          failureReason: result.reason,
+          metadata: result.familyId ? { familyId: result.familyId } : null,
+        });
+      }
+      throw new DomainError('refresh_invalido', REFRESH_REFUSED);
+    }
+
+    const accessToken = this.tokens.signAccessToken({ userId: result.user.id, username: result.user.username, rol: result.user.rol });
+    await this.securityEvents.record({
+      action: 'refresh.issue',
+      result: 'success',
+      actorUserId: result.user.id,
+      sessionId: result.familyId,
+      metadata: { familyId: result.familyId },
     });
-    const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol });
-    await this.securityEvents.record({ action: 'login', result: 'success', actorUserId: user.id, attemptedUsername: user.username, sessionId: refresh.familyId });
-    return {
-      accessToken,
-      refreshToken: refresh.token,
-      tokenType: 'Bearer',
-      expiresIn: this.tokens.accessTtlSeconds,
-      username: user.username,
-      mustChangePassword: user.mustChangePassword,
-      ultimoLogin: previousLogin ? previousLogin.toISOString() : null,
-      permisos: access.efectivos,
-    };
+    return { accessToken, refreshToken: result.token, tokenType: 'Bearer', expiresIn: this.tokens.accessTtlSeconds };
   }
 
   /** Revokes every active refresh token of the caller; idempotent. */
   async logout(userId: number): Promise<void> {
-    await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(userId, 'logout'));
-    await this.securityEvents.record({ action: 'logout', result: 'success', actorUserId: userId });
+    const revoked = await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(userId, 'logout'));
+    await this.securityEvents.record({ action: 'logout', result: 'success', actorUserId: userId, metadata: { revokedTokens: revoked } });
   }
 
   async me(userId: number): Promise<MeDto> {
@@ -87,7 +177,13 @@ export class AuthService {
   }
 
   private async failLogin(username: string, reason: LoginFailure, userId?: number): Promise<never> {
-    await this.securityEvents.record({ action: 'login', result: 'failure', actorUserId: userId ?? null, attemptedUsername: username, failureReason: reason });
+    await this.securityEvents.record({
+      action: 'login',
+      result: 'failure',
+      actorUserId: userId ?? null,
+      attemptedUsername: username,
+      failureReason: reason,
+    });
     throw new DomainError('credenciales_invalidas', 'Usuario o contraseña incorrectos');
   }
 }

@@ -36,20 +36,36 @@ export class EffectivePermissionsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async resolve(userId: number): Promise<UserAccess | undefined> {
-    const rows: Array<{ username: string; activo: boolean | number; overrides: unknown; rol: string; rol_activo: boolean | number; permiso: string | null }> =
-      await this.dataSource
-        .createQueryBuilder()
-        .select(['u.username AS username', 'u.activo AS activo', 'u.permission_overrides AS overrides', 'r.codigo AS rol', 'r.activo AS rol_activo', 'p.codigo AS permiso'])
-        .from('users', 'u')
-        .innerJoin('roles', 'r', 'r.id = u.role_id')
-        .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id AND r.activo = :active', { active: true })
-        .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
-        .where('u.id = :userId', { userId })
-        .getRawMany();
+    const rows: Array<{
+      username: string;
+      activo: boolean | number;
+      overrides: unknown;
+      rol: string;
+      rol_activo: boolean | number;
+      permiso: string | null;
+    }> = await this.dataSource
+      .createQueryBuilder()
+      .select([
+        'u.username AS username',
+        'u.activo AS activo',
+        'u.permission_overrides AS overrides',
+        'r.codigo AS rol',
+        'r.activo AS rol_activo',
+        'p.codigo AS permiso',
+      ])
+      .from('users', 'u')
+      .innerJoin('roles', 'r', 'r.id = u.role_id')
+      .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id AND r.activo = :active', { active: true })
+      .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
+      .where('u.id = :userId', { userId })
+      .getRawMany();
     const first = rows[0];
     if (!first) return undefined;
     const overrides = parseOverrides(first.overrides);
-    const rolPermisos = rows.map((r) => r.permiso).filter((p): p is string => !!p).sort();
+    const rolPermisos = rows
+      .map((r) => r.permiso)
+      .filter((p): p is string => !!p)
+      .sort();
     return {
       userId,
       username: first.username,

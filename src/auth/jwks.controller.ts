@@ -11,7 +11,10 @@ export class JwksController {
   @Get('jwks.json')
   @Public()
   @Header('cache-control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Public keys (JWKS)', description: 'Public. The RS256 public key(s) that verify access tokens, so other services can check them.' })
+  @ApiOperation({
+    summary: 'Public keys (JWKS)',
+    description: 'Public. The RS256 public key(s) that verify access tokens, so other services can check them.',
+  })
   @ApiOkResponse({ schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object' } } } } })
   jwks(): { keys: object[] } {
     return { keys: [this.keys.publicJwk] };

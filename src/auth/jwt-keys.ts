@@ -14,7 +14,9 @@ export class JwtKeys {
   ) {
     const jwk = createPublicKey(publicKeyPem).export({ format: 'jwk' });
     // RFC 7638 thumbprint: stable across restarts for the same key
-    this.kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+    this.kid = createHash('sha256')
+      .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+      .digest('base64url');
     this.publicJwk = { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: this.kid, alg: 'RS256', use: 'sig' };
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { IsNull } from 'typeorm';
+import { type EntityManager, IsNull, type SelectQueryBuilder } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
@@ -12,9 +12,29 @@ export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
 }
 
+/**
+ * The token's row, locked until the transaction ends: TypeORM's pessimistic_write writes
+ * `SELECT … FOR UPDATE` on PostgreSQL and `… WITH (UPDLOCK, ROWLOCK)` on SQL Server (see the spec
+ * beside this file), and refuses to run outside a transaction.
+ */
+export function tokenForUpdate(manager: EntityManager, tokenHash: string): SelectQueryBuilder<RefreshTokenEntity> {
+  return manager
+    .getRepository(RefreshTokenEntity)
+    .createQueryBuilder('rt')
+    .setLock('pessimistic_write')
+    .where('rt.tokenHash = :tokenHash', { tokenHash });
+}
+
 export type RevocationReason = 'logout' | 'rotated' | 'reuse_detected' | 'user_updated' | 'user_deactivated' | 'password_changed' | 'password_reset';
 
-/** Issues and revokes refresh tokens; stores only their hashes. Runs in the caller's transaction when one is active. */
+/** Why a presented refresh token was refused (the reason goes to the security event only). */
+export type RefreshRefusal = 'unknown_token' | 'reuse_detected' | 'token_expired' | 'sub_mismatch' | 'user_not_found' | 'user_inactive';
+
+export type RotationResult =
+  | { ok: true; token: string; familyId: string; user: { id: number; username: string; rol: string } }
+  | { ok: false; reason: RefreshRefusal; familyId?: string; revoked?: number };
+
+/** Issues, rotates and revokes refresh tokens; stores only their hashes. Runs in the caller's transaction when one is active. */
 @Injectable()
 export class RefreshTokensService {
   constructor(
@@ -42,9 +62,69 @@ export class RefreshTokensService {
     return { token, familyId };
   }
 
+  /**
+   * SEED table 3.1, "refresh": consumes a presented refresh token for the user named by the
+   * (signature-checked) access token. Must run inside a transaction: the token's row is locked
+   * (SELECT … FOR UPDATE / WITH (UPDLOCK, ROWLOCK)) until commit, so concurrent presentations of
+   * one token are serialized and only the first can rotate it; the others then find it revoked
+   * and are treated as reuse. The caller commits before answering, so a family revoked on reuse
+   * stays revoked although the request answers 401.
+   */
+  async rotate(presented: string, subUserId: number): Promise<RotationResult> {
+    if (!this.txHost.isTransactionActive()) throw new Error('refresh-token rotation must run inside a transaction');
+    const tx = this.txHost.tx;
+    const token = await tokenForUpdate(tx, hashRefreshToken(presented)).getOne();
+    if (!token) return { ok: false, reason: 'unknown_token' };
+    // SQL Server hands uniqueidentifier values back in upper case: keep the ids of events uniform
+    const familyId = token.familyId.toLowerCase();
+
+    if (token.revokedAt) {
+      // a revoked token presented again: whoever holds the chain is not alone — end the session
+      const revoked = await this.revokeFamily(familyId, 'reuse_detected');
+      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+    }
+    const now = this.clock.now();
+    if (token.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'token_expired', familyId };
+    if (token.userId !== subUserId) return { ok: false, reason: 'sub_mismatch', familyId };
+
+    const owner: { username: string; activo: boolean | number; rol: string } | undefined = await tx
+      .createQueryBuilder()
+      .select(['u.username AS username', 'u.activo AS activo', 'r.codigo AS rol'])
+      .from('users', 'u')
+      .innerJoin('roles', 'r', 'r.id = u.role_id')
+      .where('u.id = :id', { id: token.userId })
+      .getRawOne();
+    if (!owner) return { ok: false, reason: 'user_not_found', familyId };
+    if (!owner.activo) return { ok: false, reason: 'user_inactive', familyId };
+
+    // conditional on the row still being active: with the lock this always holds; it is the
+    // second guard should an engine ever hand us a stale version of the locked row
+    const rotated = await tx.update(RefreshTokenEntity, { id: token.id, revokedAt: IsNull() }, { revokedAt: now, revokedReason: 'rotated' });
+    if (rotated.affected !== 1) {
+      const revoked = await this.revokeFamily(familyId, 'reuse_detected');
+      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+    }
+    const next = await this.issue(token.userId, { familyId, parentId: token.id });
+    return { ok: true, token: next.token, familyId, user: { id: token.userId, username: owner.username, rol: owner.rol } };
+  }
+
   /** Revokes every active refresh token of a user (logout, user update/deactivation, password flows). */
   async revokeAllForUser(userId: number, reason: RevocationReason): Promise<number> {
-    const result = await this.txHost.tx.update(RefreshTokenEntity, { userId, revokedAt: IsNull() }, { revokedAt: this.clock.now(), revokedReason: reason });
+    const result = await this.txHost.tx.update(
+      RefreshTokenEntity,
+      { userId, revokedAt: IsNull() },
+      { revokedAt: this.clock.now(), revokedReason: reason },
+    );
+    return result.affected ?? 0;
+  }
+
+  /** Revokes every still-active token of one chain. */
+  private async revokeFamily(familyId: string, reason: RevocationReason): Promise<number> {
+    const result = await this.txHost.tx.update(
+      RefreshTokenEntity,
+      { familyId, revokedAt: IsNull() },
+      { revokedAt: this.clock.now(), revokedReason: reason },
+    );
     return result.affected ?? 0;
   }
 }

@@ -11,6 +11,9 @@ const engine = process.env.DATABASE_URL ? engineOf(process.env.DATABASE_URL) : '
 /** UTC timestamp: timestamptz on PostgreSQL, datetime2 on SQL Server. */
 export const TIMESTAMP: ColumnType = engine === 'mssql' ? 'datetime2' : 'timestamptz';
 
+/** Boolean: boolean on PostgreSQL, bit on SQL Server. */
+export const BOOLEAN: ColumnType = engine === 'mssql' ? 'bit' : 'boolean';
+
 /** Stores a JSON document as text (jsonb/nvarchar(max) accept it) and always yields parsed values. */
 export const jsonTransformer: ValueTransformer = {
   to: (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),

@@ -1,11 +1,17 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RoleEntity } from '../roles/role.entity.js';
+import { RolesModule } from '../roles/roles.module.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
+import { UserPasswordsService } from './user-passwords.service.js';
+import { UserPermissionsService } from './user-permissions.service.js';
 import { UserEntity } from './user.entity.js';
+import { UsersController } from './users.controller.js';
+import { UsersService } from './users.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity])],
-  providers: [AdminBootstrapService],
+  imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity]), RolesModule],
+  controllers: [UsersController],
+  providers: [AdminBootstrapService, UsersService, UserPasswordsService, UserPermissionsService],
 })
 export class UsersModule {}

@@ -11,6 +11,28 @@ import { startEmbeddedPostgres } from '../../src/database/embedded/embedded-post
 import { TEST_ENV_DEFAULTS } from './test-env.js';
 
 /**
+ * SQL Server has no template databases: each test file creates its database and runs the
+ * migrations itself (TestApp.create). Fail early, with a message, when the server is older than
+ * 2019 (temporal HISTORY_RETENTION_PERIOD and the rest need 15.x) or the login cannot create
+ * databases.
+ */
+async function checkSqlServer(dialect: ReturnType<typeof dialectFor>, config: ReturnType<typeof loadAppConfig>, serverUrl: string): Promise<void> {
+  const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(config, serverUrl, 'medios-test-setup')));
+  await admin.initialize();
+  try {
+    const [info]: Array<{ major: number; version: string; can_create: number }> = await admin.query(
+      `SELECT CAST(SERVERPROPERTY('ProductMajorVersion') AS int) AS major,
+              CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS version,
+              HAS_PERMS_BY_NAME(NULL, NULL, 'CREATE ANY DATABASE') AS can_create`,
+    );
+    if (!info || info.major < 15) throw new Error(`SQL Server 2019 (15.x) or newer is required; ${redactUrl(serverUrl)} is ${info?.version ?? 'unknown'}`);
+    if (info.can_create !== 1) throw new Error(`the login of ${redactUrl(serverUrl)} cannot CREATE DATABASE (each test file creates and drops its own database): grant dbcreator or use sa`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/**
  * Once per `npm test`: a database server (the embedded PostgreSQL in a fresh temp dir, or the
  * server of DATABASE_URL), and on PostgreSQL a template database with every migration applied,
  * which each test file clones (CREATE DATABASE … TEMPLATE) so files run in parallel in isolation.
@@ -39,6 +61,8 @@ export default async function globalSetup(): Promise<void> {
   const engine = engineOf(serverUrl);
   const dialect = dialectFor(engine);
   const config = loadAppConfig(process.env);
+
+  if (engine === 'mssql') await checkSqlServer(dialect, config, serverUrl);
 
   if (dialect.supportsTemplates) {
     const template = `${runId}_tpl`;

@@ -4,11 +4,13 @@ import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory.js';
+import type { AppModuleOptions } from '../../src/app.module.js';
 import { loadAppConfig, type AppConfig } from '../../src/common/config/index.js';
 import type { Clock } from '../../src/common/context/clock.js';
-import { connectionSettings, type DatabaseRuntime, runMigrations } from '../../src/database/database-runtime.js';
-import { engineOf, withDatabase } from '../../src/database/database-url.js';
+import type { DatabaseRuntime } from '../../src/database/database-runtime.js';
+import { engineOf } from '../../src/database/database-url.js';
 import { dialectFor } from '../../src/database/dialects/index.js';
+import { createTestDatabase, dropTestDatabase, makeInsertsFail, placeholders } from './test-database.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './test-env.js';
 
 export interface HttpResult<T = any> {
@@ -25,6 +27,8 @@ export interface RequestOptions {
   raw?: string;
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
+  /** the client's socket address (fastify inject's remoteAddress; default 127.0.0.1) */
+  remoteAddress?: string;
 }
 
 export interface CreatedUser {
@@ -34,8 +38,6 @@ export interface CreatedUser {
   token: string;
   refreshToken: string;
 }
-
-let fileCounter = 0;
 
 /**
  * One application on its own fresh database (cloned from the migrated template on PostgreSQL,
@@ -49,28 +51,13 @@ export class TestApp {
     private readonly databaseName: string,
   ) {}
 
-  static async create(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
-    const serverUrl = process.env.TEST_SERVER_URL;
-    const runId = process.env.TEST_RUN_ID;
-    if (!serverUrl || !runId) throw new Error('test/support/global-setup.ts did not run');
-    const engine = engineOf(serverUrl);
+  static async create(options: { env?: Record<string, string>; clock?: Clock; extraModules?: AppModuleOptions['extraModules'] } = {}): Promise<TestApp> {
+    const { name, url } = await createTestDatabase(loadAppConfig(process.env));
+    const engine = engineOf(url);
     const dialect = dialectFor(engine);
-    const name = `${runId}_${process.env.JEST_WORKER_ID ?? '0'}_${process.pid}_${++fileCounter}_${randomBytes(3).toString('hex')}`;
-
-    const baseConfig = loadAppConfig(process.env);
-    const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(baseConfig, serverUrl, 'medios-test-admin')));
-    await admin.initialize();
-    try {
-      await dialect.createDatabase(admin, name, process.env.TEST_TEMPLATE_DB);
-    } finally {
-      await admin.destroy();
-    }
-    const url = withDatabase(serverUrl, name);
-    if (!dialect.supportsTemplates) await runMigrations(baseConfig, url);
-
     const config = loadAppConfig({ ...process.env, ...options.env, DATABASE_URL: url });
     const database: DatabaseRuntime = { url, engine, dialect, embedded: false, stop: async () => {} };
-    const app = await createApp({ config, database, clock: options.clock });
+    const app = await createApp({ config, database, clock: options.clock, extraModules: options.extraModules });
     return new TestApp(app, app.get<DataSource>(getDataSourceToken()), config, name);
   }
 
@@ -80,15 +67,7 @@ export class TestApp {
 
   async close(): Promise<void> {
     await this.app.close();
-    const serverUrl = process.env.TEST_SERVER_URL as string;
-    const dialect = dialectFor(engineOf(serverUrl));
-    const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(this.config, serverUrl, 'medios-test-admin')));
-    await admin.initialize();
-    try {
-      await dialect.dropDatabase(admin, this.databaseName);
-    } finally {
-      await admin.destroy();
-    }
+    await dropTestDatabase(this.databaseName, this.config);
   }
 
   async request<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS', url: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
@@ -105,7 +84,7 @@ export class TestApp {
     const query = options.query
       ? Object.fromEntries(Object.entries(options.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
       : undefined;
-    const res = await this.app.inject({ method, url, headers, payload, query });
+    const res = await this.app.inject({ method, url, headers, payload, query, ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}) });
     let body: unknown = res.body;
     try {
       body = res.body ? JSON.parse(res.body) : undefined;
@@ -152,22 +131,12 @@ export class TestApp {
     const hash = await bcrypt.hash(password, 4);
     const roles: Array<{ id: number }> = await this.db.query(this.sql('SELECT id FROM roles WHERE codigo = $1'), [rol]);
     if (!roles[0]) throw new Error(`no role ${rol}`);
-    await this.db
-      .createQueryBuilder()
-      .insert()
-      .into('users')
-      .values({
-        username,
-        password_hash: hash,
-        nombre: 'Test',
-        apellido: rol,
-        email: `${username}@example.test`,
-        role_id: roles[0].id,
-        activo: true,
-        must_change_password: false,
-        permission_overrides: JSON.stringify(options.overrides ?? { granted: [], denied: [] }),
-      })
-      .execute();
+    // raw SQL: `into('users')` would resolve to UserEntity and drop these snake_case column names
+    await this.query(
+      `INSERT INTO users (username, password_hash, nombre, apellido, email, role_id, activo, must_change_password, permission_overrides)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [username, hash, 'Test', rol, `${username}@example.test`, roles[0].id, true, false, JSON.stringify(options.overrides ?? { granted: [], denied: [] })],
+    );
     const rows: Array<{ id: number }> = await this.db.query(this.sql('SELECT id FROM users WHERE username = $1'), [username]);
     const tokens = await this.login(username, password);
     if (options.activo === false) await this.db.query(this.sql('UPDATE users SET activo = $1 WHERE username = $2'), [false, username]);
@@ -176,7 +145,20 @@ export class TestApp {
 
   /** Writes `$1, $2…` placeholders in the engine's own style, for small raw queries in tests. */
   sql(text: string): string {
-    return this.engine === 'mssql' ? text.replace(/\$(\d+)/g, (_m, n: string) => `@${Number(n) - 1}`) : text;
+    return placeholders(this.engine, text);
+  }
+
+  /** The variant of a raw statement for this app's engine, placeholders translated like `sql()`. */
+  sqlFor(variants: { postgres: string; mssql: string }): string {
+    return this.sql(variants[this.engine]);
+  }
+
+  /**
+   * Makes every INSERT into `table` fail at the database with `message` (a trigger that raises),
+   * on either engine, until the returned function restores it. For fail-closed tests.
+   */
+  makeInsertsFail(table: string, message: string): Promise<() => Promise<void>> {
+    return makeInsertsFail(this.db, this.engine, table, message);
   }
 
   /** Runs a raw query with `$n` placeholders. */
@@ -205,6 +187,7 @@ export class TestApp {
 }
 
 export { ADMIN_PASSWORD, ADMIN_USERNAME };
+export { onlyOn, sqlFor, testEngine } from './test-database.js';
 export const expectProblem = (res: HttpResult, status: number, code: string) => {
   if (res.status !== status || res.body?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);

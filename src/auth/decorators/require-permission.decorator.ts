@@ -19,6 +19,27 @@ export function RequirePermission(...codes: string[]): MethodDecorator & ClassDe
   );
 }
 
+export const QUERY_PERMISSIONS = 'queryPermissions';
+
+/** A permission a route needs only when the request carries a given query parameter. */
+export interface QueryPermission {
+  param: string;
+  code: string;
+}
+
+/**
+ * Declares a permission the route needs in addition to its own, only when the request carries
+ * query parameter `param` (point-in-time reads: `asOf` also needs `administracion:auditoria:ver`).
+ * The global guard enforces it exactly like @RequirePermission (403 and a `permission.denied`
+ * security event naming the missing code); OpenAPI shows it as `x-required-permission-with-query`.
+ */
+export function RequirePermissionWithQuery(param: string, code: string): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(QUERY_PERMISSIONS, [{ param, code }] satisfies QueryPermission[]),
+    ApiExtension('x-required-permission-with-query', { [param]: code }),
+  );
+}
+
 /** A route that needs only a valid access token (no particular permission). */
 export function Authenticated(): MethodDecorator & ClassDecorator {
   return applyDecorators(ApiBearerAuth(BEARER_AUTH), ApiErrors(401));

@@ -24,7 +24,8 @@ export class LoginResponseDto {
   @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn: number;
   @ApiProperty({ example: 'admin' }) username: string;
   @ApiProperty() mustChangePassword: boolean;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The previous login (null on a first login)' }) ultimoLogin: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The previous login (null on a first login)' }) ultimoLogin:
+    string | null;
   @ApiProperty({ type: [String], description: 'Effective permission codes, sorted' }) permisos: string[];
 }
 

@@ -25,11 +25,21 @@ function hasImmutableViolation(errors: ValidationError[]): string | undefined {
 const IMMUTABLE_CONSTRAINT = 'immutableField';
 
 /**
+ * ValidationPipe that never converts primitive route arguments (`@Param('id') id: number` stays the
+ * raw string): conversion is explicit (ParseIdPipe, @ToInt…), so nothing is coerced silently.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
+  }
+}
+
+/**
  * The one validation contract: whitelist + forbidNonWhitelisted (typos are 400), DTO instances,
  * and no implicit conversion (query DTOs convert explicitly with @Transform).
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

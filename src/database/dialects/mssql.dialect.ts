@@ -1,6 +1,20 @@
-import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
+import { createRequire } from 'node:module';
+import { type DataSource, type DataSourceOptions, type EntityManager, MssqlParameter } from 'typeorm';
 import { parseDatabaseUrl } from '../database-url.js';
-import type { ConnectionSettings, SqlDialect } from './sql-dialect.js';
+import {
+  assertIdentifier,
+  type AuditPageQuery,
+  type ConnectionSettings,
+  type EventStore,
+  type JobLock,
+  type PartitionRange,
+  type Queryable,
+  type RetentionState,
+  type SqlDialect,
+  type SqlStatement,
+  type VersionedTable,
+  type VersioningState,
+} from './sql-dialect.js';
 
 function errorNumber(err: unknown): number | undefined {
   const e = err as { number?: unknown; driverError?: { number?: unknown; originalError?: { info?: { number?: unknown } } } } | null;
@@ -9,6 +23,28 @@ function errorNumber(err: unknown): number | undefined {
 }
 
 const monthStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+interface MssqlModule {
+  map: { register(js: unknown, sql: unknown): void };
+  DateTime2: unknown;
+}
+let mssqlModule: MssqlModule | undefined;
+
+/**
+ * The `mssql` package TypeORM is given (`driver` option). A parameter the code does not type
+ * itself (raw queries, query-builder parameters) gets its SQL type from the JavaScript value, and
+ * the package maps a Date to `datetime` (1/300 s): a keyset cursor or an "as of" instant would
+ * then miss rows written as datetime2(7). Registering Date → DateTime2 makes every untyped Date
+ * a datetime2(7) parameter; the dialect's own methods also type theirs explicitly.
+ */
+export function mssqlDriver(): MssqlModule {
+  if (!mssqlModule) {
+    const mssql = createRequire(import.meta.url)('mssql') as MssqlModule;
+    mssql.map.register(Date, mssql.DateTime2);
+    mssqlModule = mssql;
+  }
+  return mssqlModule;
+}
 
 export class MssqlDialect implements SqlDialect {
   readonly engine = 'mssql' as const;
@@ -20,10 +56,13 @@ export class MssqlDialect implements SqlDialect {
       const v = u.params.get(name);
       return v === null ? dflt : v === 'true' || v === '1';
     };
+    // a named instance (?instanceName=SQLEXPRESS) is found through the SQL Browser, without a port
+    const instanceName = u.params.get('instanceName') ?? undefined;
     return {
       type: 'mssql',
+      driver: mssqlDriver(),
       host: u.host,
-      port: u.port ?? 1433,
+      port: instanceName ? undefined : (u.port ?? 1433),
       username: u.username,
       password: u.password,
       database: u.database || 'master',
@@ -33,9 +72,13 @@ export class MssqlDialect implements SqlDialect {
       options: {
         // every date is UTC in and out; date parameters are typed datetime2 (never datetime)
         useUTC: true,
+        // uniqueidentifier columns read back in lower case, as PostgreSQL's uuid (and as the
+        // service writes them): correlation ids and refresh-token families compare equal as strings
+        lowerCaseGuids: true,
         encrypt: flag('encrypt', true),
         trustServerCertificate: flag('trustServerCertificate', true),
         appName: s.applicationName,
+        ...(instanceName ? { instanceName } : {}),
       },
     } as unknown as DataSourceOptions;
   }
@@ -46,18 +89,228 @@ export class MssqlDialect implements SqlDialect {
   }
 
   isConnectionFailure(err: unknown): boolean {
-    const code = (err as { code?: unknown; driverError?: { code?: unknown } } | null)?.driverError?.code ?? (err as { code?: unknown } | null)?.code;
-    return code === 'ESOCKET' || code === 'ETIMEOUT' || code === 'ECONNCLOSED' || code === 'ELOGIN' || code === 'EINSTLOOKUP' || code === 'ECONNREFUSED';
+    const e = err as { code?: unknown; name?: unknown; driverError?: { code?: unknown; name?: unknown } } | null;
+    const code = e?.driverError?.code ?? e?.code;
+    const name = e?.driverError?.name ?? e?.name;
+    // ETIMEOUT of a RequestError is a statement that ran too long (requestTimeout), not an outage
+    if (code === 'ETIMEOUT') return name !== 'RequestError';
+    return code === 'ESOCKET' || code === 'ECONNCLOSED' || code === 'ECONNRESET' || code === 'ENOTOPEN' || code === 'ELOGIN' || code === 'EINSTLOOKUP' || code === 'ECONNREFUSED';
   }
 
   async ensureMonthlyPartitions(db: EntityManager | DataSource, table: 'audit_events' | 'security_events', firstMonth: Date, lastMonth: Date): Promise<number> {
-    // Both stores share one partition function (pf_events_monthly, RANGE RIGHT on datetime2);
-    // the procedure SPLITs the missing monthly boundaries with NEXT USED on the scheme.
-    const rows: Array<{ created: number }> = await db.query(
-      'EXEC dbo.ensure_monthly_partitions @0, @1, @2',
-      [table, monthStart(firstMonth), monthStart(lastMonth)],
-    );
+    // dbo.ensure_monthly_partitions (migrations/mssql/1763712000000-platform.ts) gives each month
+    // of [first, last] its own partition: it SPLITs the missing month-start boundaries of first …
+    // last + 1 month, with ALTER PARTITION SCHEME … NEXT USED before each SPLIT RANGE, under an
+    // application lock. Both stores share the one function pf_events_monthly (through the scheme
+    // ps_events_monthly), so a boundary created for one store covers the other as well: a second
+    // call for the other store over the same months returns 0.
+    const rows: Array<{ created: number }> = await db.query('EXEC dbo.ensure_monthly_partitions @0, @1, @2', [
+      new MssqlParameter(eventStore(table), 'nvarchar', 128),
+      new MssqlParameter(monthStart(firstMonth), 'date'),
+      new MssqlParameter(monthStart(lastMonth), 'date'),
+    ]);
     return Number(rows?.[0]?.created ?? 0);
+  }
+
+  async transactionLock(db: EntityManager, resource: string, mode: 'shared' | 'exclusive'): Promise<void> {
+    // Owned by the transaction: released at COMMIT/ROLLBACK. A negative result means the lock was
+    // not granted (timeout, deadlock victim, cancelled): fail the request instead of running unlocked.
+    await db.query(
+      `DECLARE @result int;
+       EXEC @result = sp_getapplock @Resource = @0, @LockMode = @1, @LockOwner = 'Transaction', @LockTimeout = -1;
+       IF @result < 0 THROW 51000, 'application lock not granted', 1;`,
+      [resource, mode === 'shared' ? 'Shared' : 'Exclusive'],
+    );
+  }
+
+  async selectAsOf<T>(
+    db: EntityManager | DataSource,
+    table: VersionedTable,
+    columns: readonly string[],
+    where: Readonly<Record<string, string | number>>,
+    asOf: Date,
+  ): Promise<T[]> {
+    // The instant travels as datetime2(7): the driver's default for a Date is datetime, whose
+    // 1/300 s rounding could pick the neighbouring version. Period columns are UTC, like useUTC.
+    const cols = columns.map((c) => quoteIdent(assertIdentifier(c))).join(', ');
+    const params: unknown[] = [new MssqlParameter(asOf, 'datetime2', 7)];
+    const filter: string[] = [];
+    for (const [column, value] of Object.entries(where)) {
+      params.push(typeof value === 'number' ? new MssqlParameter(value, 'int') : new MssqlParameter(value, 'nvarchar', 4000));
+      filter.push(`${quoteIdent(assertIdentifier(column))} = @${params.length - 1}`);
+    }
+    return db.query(
+      `SELECT ${cols} FROM dbo.${quoteIdent(table)} FOR SYSTEM_TIME AS OF @0${filter.length ? ` WHERE ${filter.join(' AND ')}` : ''}`,
+      params,
+    );
+  }
+
+  auditEventsPage(q: AuditPageQuery): SqlStatement {
+    const parameters: unknown[] = [];
+    const param = (value: unknown) => {
+      parameters.push(value);
+      return `@${parameters.length - 1}`;
+    };
+    const where: string[] = [];
+    if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(new MssqlParameter(q.actorUserId, 'int'))}`);
+    if (q.targetType !== undefined) where.push(`e.target_type = ${param(new MssqlParameter(q.targetType, 'nvarchar', 64))}`);
+    if (q.targetId !== undefined) where.push(`e.target_id = ${param(new MssqlParameter(q.targetId, 'nvarchar', 128))}`);
+    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(q.from))}`);
+    if (q.to !== undefined) where.push(`e.occurred_at <= ${param(datetime2(q.to))}`);
+    if (q.after) {
+      const t = param(datetime2(q.after.t));
+      const id = param(new MssqlParameter(q.after.id, 'bigint'));
+      // SQL Server has no row-value comparison. The plain bound eliminates newer partitions and
+      // seeks the (…, occurred_at DESC, id DESC) indexes; the OR is the exact keyset position.
+      where.push(`e.occurred_at <= ${t}`, `(e.occurred_at < ${t} OR (e.occurred_at = ${t} AND e.id < ${id}))`);
+    }
+    const top = param(new MssqlParameter(q.rows, 'int'));
+    const sql = `SELECT TOP (${top}) CAST(e.id AS varchar(20)) AS id,
+       CONCAT(REPLACE(CONVERT(varchar(27), e.occurred_at, 121), ' ', 'T'), 'Z') AS occurred_at,
+       e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,
+       LOWER(CAST(e.correlation_id AS char(36))) AS correlation_id, e.action, e.target_type, e.target_id, e.metadata
+FROM dbo.audit_events e
+LEFT JOIN dbo.users u ON u.id = e.actor_user_id${where.length ? `\nWHERE ${where.join('\n  AND ')}` : ''}
+ORDER BY e.occurred_at DESC, e.id DESC`;
+    return { sql, parameters };
+  }
+
+  async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {
+    // temporal_type 2 = SYSTEM_VERSIONED_TEMPORAL_TABLE; history_table_id names its history table.
+    const { values, parameters } = tableList(tables);
+    const rows: Array<{ table_name: string; enabled: number; history_table: string | null; history_exists: number }> = await db.query(
+      `SELECT n.name AS table_name,
+              CASE WHEN t.temporal_type = 2 THEN 1 ELSE 0 END AS enabled,
+              h.name AS history_table,
+              CASE WHEN h.object_id IS NULL THEN 0 ELSE 1 END AS history_exists
+         FROM (VALUES ${values}) AS n(ord, name)
+         LEFT JOIN sys.tables t ON t.object_id = OBJECT_ID(N'dbo.' + QUOTENAME(n.name))
+         LEFT JOIN sys.tables h ON h.object_id = t.history_table_id
+        ORDER BY n.ord`,
+      parameters,
+    );
+    return rows.map((r) => ({ table: r.table_name, enabled: Number(r.enabled) === 1, historyTable: r.history_table, historyTableExists: Number(r.history_exists) === 1 }));
+  }
+
+  async historyRetention(db: Queryable, tables: readonly string[]): Promise<RetentionState[]> {
+    // HISTORY_RETENTION_PERIOD lives on the temporal table (unit -1 INFINITE, 3 DAY, 4 WEEK,
+    // 5 MONTH, 6 YEAR); the cleanup task runs only while the database's
+    // TEMPORAL_HISTORY_RETENTION is ON.
+    const { values, parameters } = tableList(tables);
+    const rows: Array<{ table_name: string; retention: string | null; years: number | null; enforced: number }> = await db.query(
+      `SELECT n.name AS table_name,
+              CASE WHEN t.history_retention_period_unit = -1 THEN N'INFINITE'
+                   WHEN t.history_retention_period IS NOT NULL
+                   THEN CONCAT(t.history_retention_period, N' ', t.history_retention_period_unit_desc) END AS retention,
+              CASE WHEN t.history_retention_period_unit = 6 THEN t.history_retention_period
+                   WHEN t.history_retention_period_unit = 5 AND t.history_retention_period % 12 = 0
+                   THEN t.history_retention_period / 12 END AS years,
+              CAST(d.is_temporal_history_retention_enabled AS int) AS enforced
+         FROM (VALUES ${values}) AS n(ord, name)
+         LEFT JOIN sys.tables t ON t.object_id = OBJECT_ID(N'dbo.' + QUOTENAME(n.name))
+        CROSS JOIN sys.databases d
+        WHERE d.database_id = DB_ID()
+        ORDER BY n.ord`,
+      parameters,
+    );
+    return rows.map((r) => ({ table: r.table_name, retention: r.retention, years: r.years === null ? null : Number(r.years), enforced: Number(r.enforced) === 1 }));
+  }
+
+  async partitionRanges(db: Queryable, table: EventStore): Promise<PartitionRange[]> {
+    // The boundaries of the partition function behind the table's clustered index (or heap):
+    // n boundaries make n + 1 partitions, the first and the last open-ended.
+    const rows: Array<{ boundary: Date }> = await db.query(
+      `SELECT CAST(prv.value AS datetime2(7)) AS boundary
+         FROM sys.indexes i
+         JOIN sys.partition_schemes ps ON ps.data_space_id = i.data_space_id
+         JOIN sys.partition_range_values prv ON prv.function_id = ps.function_id
+        WHERE i.object_id = OBJECT_ID(@0) AND i.index_id IN (0, 1)
+        ORDER BY prv.boundary_id`,
+      [new MssqlParameter(`dbo.${eventStore(table)}`, 'nvarchar', 256)],
+    );
+    const bounds = rows.map((r) => r.boundary);
+    return [null, ...bounds].map((from, k) => ({ name: `${table} partition ${k + 1}`, from, to: bounds[k] ?? null }));
+  }
+
+  async tryJobLock(dataSource: DataSource, name: string): Promise<JobLock | null> {
+    // The driver pins a connection only inside a transaction, so the lock is owned by a
+    // transaction of its own that stays open (holding nothing else) while the job runs.
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    let locked = false;
+    try {
+      const [row]: Array<{ result: number }> = await runner.query(
+        `DECLARE @result int;
+EXEC @result = sp_getapplock @Resource = @0, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
+SELECT @result AS result;`,
+        [new MssqlParameter(`job:${name}`, 'nvarchar', 255)],
+      );
+      locked = Number(row?.result) >= 0;
+    } finally {
+      if (!locked) {
+        await runner.rollbackTransaction().catch(() => undefined);
+        await runner.release();
+      }
+    }
+    if (!locked) return null;
+    return {
+      release: async () => {
+        try {
+          await runner.rollbackTransaction(); // ends the transaction, and with it the lock
+        } finally {
+          await runner.release();
+        }
+      },
+    };
+  }
+
+  async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
+    // Every partition numbered below the one that holds the cutoff holds only older rows; the
+    // non-empty ones are emptied with TRUNCATE … WITH (PARTITIONS …) (the boundaries stay, and
+    // the function is shared by both stores).
+    const [row]: Array<{ truncated: string | null }> = await db.query(
+      `DECLARE @table nvarchar(256) = @0, @cutoff datetime2(7) = @1;
+DECLARE @pf sysname, @n int, @list nvarchar(max), @sql nvarchar(max);
+SELECT @pf = pf.name
+  FROM sys.indexes i
+  JOIN sys.partition_schemes ps ON ps.data_space_id = i.data_space_id
+  JOIN sys.partition_functions pf ON pf.function_id = ps.function_id
+ WHERE i.object_id = OBJECT_ID(@table) AND i.index_id IN (0, 1);
+IF @pf IS NULL THROW 51001, N'the event store is not partitioned', 1;
+SET @sql = N'SELECT @n = $PARTITION.' + QUOTENAME(@pf) + N'(@cutoff);';
+EXEC sp_executesql @sql, N'@cutoff datetime2(7), @n int OUTPUT', @cutoff = @cutoff, @n = @n OUTPUT;
+SELECT @list = STRING_AGG(CAST(p.partition_number AS nvarchar(10)), N',') WITHIN GROUP (ORDER BY p.partition_number)
+  FROM sys.partitions p
+ WHERE p.object_id = OBJECT_ID(@table) AND p.index_id IN (0, 1) AND p.partition_number < @n AND p.rows > 0;
+IF @list IS NOT NULL
+BEGIN
+  SET @sql = N'TRUNCATE TABLE ' + @table + N' WITH (PARTITIONS (' + @list + N'));';
+  EXEC sp_executesql @sql;
+END
+SELECT @list AS truncated;`,
+      [new MssqlParameter(`dbo.${quoteIdent(eventStore(table))}`, 'nvarchar', 256), new MssqlParameter(cutoff, 'datetime2', 7)],
+    );
+    return row?.truncated ? row.truncated.split(',').map((n) => `${table} partition ${n}`) : [];
+  }
+
+  async deleteRowsOlderThan(db: Queryable, table: EventStore, cutoff: Date, chunk: number): Promise<number> {
+    const [row]: Array<{ deleted: number }> = await db.query(
+      // Not starting with DELETE: TypeORM returns [recordset, rowsAffected] for a query whose first
+      // word is DELETE, which would hide the SELECT's row.
+      `DECLARE @deleted int;
+DELETE TOP (@1) FROM dbo.${quoteIdent(eventStore(table))} WHERE occurred_at < @0;
+SET @deleted = @@ROWCOUNT;
+SELECT @deleted AS deleted;`,
+      [new MssqlParameter(cutoff, 'datetime2', 7), new MssqlParameter(chunk, 'int')],
+    );
+    return Number(row?.deleted ?? 0);
+  }
+
+  async deleteHistoryOlderThan(): Promise<number | null> {
+    // HISTORY_RETENTION_PERIOD = 10 YEARS on each temporal table: the engine's own cleanup task
+    // removes expired history rows.
+    return null;
   }
 
   async createDatabase(admin: DataSource, name: string): Promise<void> {
@@ -76,3 +329,30 @@ export class MssqlDialect implements SqlDialect {
 function quoteIdent(name: string): string {
   return `[${name.replace(/]/g, ']]')}]`;
 }
+
+const EVENT_STORES: ReadonlySet<string> = new Set(['audit_events', 'security_events']);
+
+/** Only the two event stores are ever interpolated as a table name. */
+function eventStore(table: EventStore): EventStore {
+  if (!EVENT_STORES.has(table)) throw new Error(`not an event store: ${table}`);
+  return table;
+}
+
+/** `(1, @0), (2, @1), …`: a list of table names as a derived table, in order. */
+function tableList(tables: readonly string[]): { values: string; parameters: unknown[] } {
+  return {
+    values: tables.map((_t, i) => `(${i + 1}, @${i})`).join(', '),
+    parameters: tables.map((t) => new MssqlParameter(assertIdentifier(t), 'nvarchar', 128)),
+  };
+}
+
+/**
+ * A canonical instant (nine fraction digits) as a datetime2(7) parameter at full precision: the
+ * driver writes a Date's milliseconds plus its `nanosecondDelta` (seconds below the millisecond).
+ */
+export function datetime2(instant: string): MssqlParameter {
+  const date = new Date(`${instant.slice(0, 23)}Z`) as Date & { nanosecondDelta?: number };
+  date.nanosecondDelta = Number(instant.slice(23, 27)) / 1e7;
+  return new MssqlParameter(date, 'datetime2', 7);
+}
+

@@ -1,5 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
-import type { ConnectionSettings, SqlDialect } from './sql-dialect.js';
+import {
+  assertIdentifier,
+  type AuditPageQuery,
+  type ConnectionSettings,
+  type EventStore,
+  type JobLock,
+  type PartitionRange,
+  type Queryable,
+  type RetentionState,
+  type SqlDialect,
+  type SqlStatement,
+  type VersionedTable,
+  type VersioningState,
+} from './sql-dialect.js';
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
 
@@ -52,6 +66,174 @@ export class PostgresDialect implements SqlDialect {
     return Number(rows[0]?.created ?? 0);
   }
 
+  async transactionLock(db: EntityManager, resource: string, mode: 'shared' | 'exclusive'): Promise<void> {
+    const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+    await db.query(`SELECT ${fn}($1::bigint)`, [advisoryKey(resource)]);
+  }
+
+  async selectAsOf<T>(
+    db: EntityManager | DataSource,
+    table: VersionedTable,
+    columns: readonly string[],
+    where: Readonly<Record<string, string | number>>,
+    asOf: Date,
+  ): Promise<T[]> {
+    // The versioning trigger keeps each replaced version in <table>_history with its validity
+    // closed: [from, to). A version valid at the instant is either still current or in history.
+    const cols = columns.map((c) => quoteIdent(assertIdentifier(c))).join(', ');
+    const params: unknown[] = [asOf];
+    const filter = ['sys_period @> $1::timestamptz'];
+    for (const [column, value] of Object.entries(where)) {
+      params.push(value);
+      filter.push(`${quoteIdent(assertIdentifier(column))} = $${params.length}`);
+    }
+    const condition = filter.join(' AND ');
+    return db.query(
+      `SELECT ${cols} FROM ${quoteIdent(table)} WHERE ${condition}
+       UNION ALL
+       SELECT ${cols} FROM ${quoteIdent(`${table}_history`)} WHERE ${condition}`,
+      params,
+    );
+  }
+
+  auditEventsPage(q: AuditPageQuery): SqlStatement {
+    const parameters: unknown[] = [];
+    const param = (value: unknown) => {
+      parameters.push(value);
+      return `$${parameters.length}`;
+    };
+    const where: string[] = [];
+    if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(q.actorUserId)}`);
+    if (q.targetType !== undefined) where.push(`e.target_type = ${param(q.targetType)}`);
+    if (q.targetId !== undefined) where.push(`e.target_id = ${param(q.targetId)}`);
+    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(q.from))}::timestamptz`);
+    if (q.to !== undefined) where.push(`e.occurred_at <= ${param(pgInstant(q.to))}::timestamptz`);
+    if (q.after) {
+      const t = param(pgInstant(q.after.t));
+      const id = param(q.after.id);
+      // The plain bound lets the planner prune the newer partitions; the row comparison is the
+      // exact keyset position and an index condition of every (…, occurred_at, id) index.
+      where.push(`e.occurred_at <= ${t}::timestamptz`, `(e.occurred_at, e.id) < (${t}::timestamptz, ${id}::bigint)`);
+    }
+    const sql = `SELECT e.id::text AS id,
+       to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at,
+       e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,
+       e.correlation_id::text AS correlation_id, e.action, e.target_type, e.target_id, e.metadata::text AS metadata
+FROM audit_events e
+LEFT JOIN users u ON u.id = e.actor_user_id${where.length ? `\nWHERE ${where.join('\n  AND ')}` : ''}
+ORDER BY e.occurred_at DESC, e.id DESC
+LIMIT ${param(q.rows)}`;
+    return { sql, parameters };
+  }
+
+  async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {
+    // Versioning is the `versioning` trigger (enabled: 'O' origin or 'A' always; 'D' is disabled,
+    // 'R' fires only on replicas) plus the table's row in the system_versioning registry.
+    const rows: Array<{ table_name: string; enabled: boolean; history_table: string | null; history_exists: boolean }> = await db.query(
+      `SELECT t.name AS table_name,
+              sv.table_name IS NOT NULL AND EXISTS (
+                SELECT 1 FROM pg_trigger tg
+                 WHERE tg.tgrelid = to_regclass(t.name) AND tg.tgname = 'versioning'
+                   AND tg.tgenabled IN ('O', 'A') AND tg.tgfoid = to_regproc('versioning')) AS enabled,
+              sv.history_table,
+              sv.history_table IS NOT NULL AND to_regclass(sv.history_table) IS NOT NULL AS history_exists
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
+         LEFT JOIN system_versioning sv ON sv.table_name = t.name
+        ORDER BY t.ord`,
+      [tables],
+    );
+    return rows.map((r) => ({ table: r.table_name, enabled: r.enabled, historyTable: r.history_table, historyTableExists: r.history_exists }));
+  }
+
+  async historyRetention(db: Queryable, tables: readonly string[]): Promise<RetentionState[]> {
+    // The retention is recorded in system_versioning and enforced by the retention job.
+    const rows: Array<{ table_name: string; retention: string | null; years: number | null }> = await db.query(
+      `SELECT t.name AS table_name, sv.retention::text AS retention,
+              CASE WHEN date_trunc('year', sv.retention) = sv.retention THEN extract(year FROM sv.retention)::int END AS years
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
+         LEFT JOIN system_versioning sv ON sv.table_name = t.name
+        ORDER BY t.ord`,
+      [tables],
+    );
+    return rows.map((r) => ({ table: r.table_name, retention: r.retention, years: r.years === null ? null : Number(r.years), enforced: true }));
+  }
+
+  async partitionRanges(db: Queryable, table: EventStore): Promise<PartitionRange[]> {
+    // Bounds as pg_get_expr prints them: FOR VALUES FROM ('…') TO ('…'); MINVALUE/MAXVALUE and a
+    // DEFAULT partition have no quoted literal and come back open-ended (null).
+    const rows: Array<{ name: string; range_from: Date | null; range_to: Date | null }> = await db.query(
+      `SELECT c.relname AS name,
+              (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS range_from,
+              (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz AS range_to
+         FROM pg_inherits i
+         JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = to_regclass($1)
+        ORDER BY range_from NULLS FIRST`,
+      [eventStore(table)],
+    );
+    return rows.map((r) => ({ name: r.name, from: r.range_from, to: r.range_to }));
+  }
+
+  async tryJobLock(dataSource: DataSource, name: string): Promise<JobLock | null> {
+    // A session-level advisory lock on a connection of its own, held while the job runs on other
+    // connections; it dies with that connection if the process does.
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [row]: Array<{ locked: boolean }> = await runner.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [advisoryKey(`job:${name}`)]);
+      if (!row?.locked) {
+        await runner.release();
+        return null;
+      }
+    } catch (err) {
+      await runner.release();
+      throw err;
+    }
+    return {
+      release: async () => {
+        try {
+          await runner.query('SELECT pg_advisory_unlock($1::bigint)', [advisoryKey(`job:${name}`)]);
+        } finally {
+          await runner.release();
+        }
+      },
+    };
+  }
+
+  async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const p of await this.partitionRanges(db, table)) {
+      if (p.to === null || p.to.getTime() > cutoff.getTime()) continue;
+      // A partition can be dropped on its own; the parent keeps the others.
+      await db.query(`DROP TABLE ${quoteIdent(p.name)}`);
+      dropped.push(p.name);
+    }
+    return dropped;
+  }
+
+  async deleteRowsOlderThan(db: Queryable, table: EventStore, cutoff: Date, chunk: number): Promise<number> {
+    const t = quoteIdent(eventStore(table));
+    const [row]: Array<{ deleted: number }> = await db.query(
+      `WITH doomed AS (SELECT occurred_at, id FROM ${t} WHERE occurred_at < $1 LIMIT $2),
+            gone AS (DELETE FROM ${t} e USING doomed d WHERE e.occurred_at = d.occurred_at AND e.id = d.id RETURNING 1)
+       SELECT count(*)::int AS deleted FROM gone`,
+      [cutoff, chunk],
+    );
+    return Number(row?.deleted ?? 0);
+  }
+
+  async deleteHistoryOlderThan(db: Queryable, table: string, cutoff: Date, chunk: number): Promise<number | null> {
+    // PostgreSQL has no native history retention: versions whose validity ended before the cutoff go.
+    const h = quoteIdent(`${assertIdentifier(table)}_history`);
+    const [row]: Array<{ deleted: number }> = await db.query(
+      `WITH doomed AS (SELECT ctid FROM ${h} WHERE upper(sys_period) < $1 LIMIT $2),
+            gone AS (DELETE FROM ${h} x USING doomed d WHERE x.ctid = d.ctid RETURNING 1)
+       SELECT count(*)::int AS deleted FROM gone`,
+      [cutoff, chunk],
+    );
+    return Number(row?.deleted ?? 0);
+  }
+
   async createDatabase(admin: DataSource, name: string, template?: string): Promise<void> {
     const ident = quoteIdent(name);
     const sql = template ? `CREATE DATABASE ${ident} TEMPLATE ${quoteIdent(template)}` : `CREATE DATABASE ${ident}`;
@@ -72,6 +254,25 @@ export class PostgresDialect implements SqlDialect {
   }
 }
 
+/** A stable 64-bit advisory-lock key for a resource name (first 8 bytes of its SHA-256). */
+function advisoryKey(resource: string): string {
+  return createHash('sha256').update(resource).digest().readBigInt64BE(0).toString();
+}
+
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
+
+const EVENT_STORES: ReadonlySet<string> = new Set(['audit_events', 'security_events']);
+
+/** Only the two event stores are ever interpolated as a table name. */
+function eventStore(table: EventStore): EventStore {
+  if (!EVENT_STORES.has(table)) throw new Error(`not an event store: ${table}`);
+  return table;
+}
+
+/** A canonical instant (nine fraction digits) cut to PostgreSQL's microseconds. */
+function pgInstant(instant: string): string {
+  return `${instant.slice(0, 26)}Z`;
+}
+

@@ -1,6 +1,9 @@
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import type { Engine } from '../database-url.js';
 
+/** The system-versioned tables (history in `<table>_history`; SQL Server: SYSTEM_VERSIONING = ON). */
+export type VersionedTable = 'users' | 'roles' | 'permissions' | 'role_permissions';
+
 export interface ConnectionSettings {
   url: string;
   poolSize: number;
@@ -9,6 +12,85 @@ export interface ConnectionSettings {
   connectTimeoutMs: number;
   applicationName: string;
 }
+
+/** The two append-only event stores, partitioned monthly by occurred_at (UTC). */
+export type EventStore = 'audit_events' | 'security_events';
+
+/** A statement with its parameters in the engine's own placeholder style. */
+export interface SqlStatement {
+  sql: string;
+  parameters: unknown[];
+}
+
+/**
+ * One page of GET /api/v1/audit/events. Instants are canonical UTC strings with nine fraction
+ * digits (`2025-03-01T12:00:00.123456000Z`), so no precision is lost on the way to the engine.
+ */
+export interface AuditPageQuery {
+  actorUserId?: number;
+  targetType?: string;
+  targetId?: string;
+  /** inclusive bounds */
+  from?: string;
+  to?: string;
+  /** keyset position: only rows strictly older than (occurred_at, id) = (t, id) */
+  after?: { t: string; id: string };
+  /** rows to read (the caller asks for one more than it shows) */
+  rows: number;
+}
+
+/**
+ * A row of the audit page: `id` as a decimal string, `occurred_at` as ISO-8601 UTC text at the
+ * engine's full precision (microseconds / 100 ns), `metadata` as JSON text.
+ */
+export interface AuditPageRow {
+  id: string;
+  occurred_at: string;
+  actor_user_id: number;
+  actor_username: string | null;
+  actor_role_id: number | null;
+  ip: string | null;
+  user_agent: string | null;
+  correlation_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  metadata: string | null;
+}
+
+/** Whether system versioning is on for a table and its history table exists. */
+export interface VersioningState {
+  table: string;
+  enabled: boolean;
+  historyTable: string | null;
+  historyTableExists: boolean;
+}
+
+/** The recorded history retention of a versioned table. */
+export interface RetentionState {
+  table: string;
+  /** as the engine describes it ('10 years', '120 MONTH', 'INFINITE'), null when none is recorded */
+  retention: string | null;
+  /** the retention as a whole number of years, null when it is not one */
+  years: number | null;
+  /** false when the engine would not enforce it (SQL Server: TEMPORAL_HISTORY_RETENTION OFF) */
+  enforced: boolean;
+}
+
+/** One partition of an event store; a null bound is open-ended (MINVALUE/MAXVALUE, the outer SQL Server partitions). */
+export interface PartitionRange {
+  name: string;
+  from: Date | null;
+  to: Date | null;
+}
+
+/** A held database job lock (advisory lock / sp_getapplock). */
+export interface JobLock {
+  release(): Promise<void>;
+}
+
+/** Where a dialect runs a statement: the data source or a transaction's entity manager. */
+export type Queryable = EntityManager | DataSource;
 
 /**
  * Everything that is specific to one database engine lives behind this interface, in one class
@@ -30,9 +112,71 @@ export interface SqlDialect {
   /** Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns how many. */
   ensureMonthlyPartitions(db: EntityManager | DataSource, table: 'audit_events' | 'security_events', firstMonth: Date, lastMonth: Date): Promise<number>;
 
+  /**
+   * Takes an application lock named `resource` until the current transaction ends (PostgreSQL
+   * pg_advisory_xact_lock[_shared]; SQL Server sp_getapplock with @LockOwner = 'Transaction').
+   * `shared` holders run together; `exclusive` waits for all of them and excludes everyone.
+   * Must run inside a transaction (`db` is the transaction's EntityManager).
+   */
+  transactionLock(db: EntityManager, resource: string, mode: 'shared' | 'exclusive'): Promise<void>;
+
+  /**
+   * Point-in-time read of a system-versioned table: the given columns of the rows that were
+   * current at the instant `asOf`, filtered by equality on `where` (column → value; empty for
+   * every row). PostgreSQL: the current rows whose `sys_period` contains the instant, plus the
+   * history rows whose `sys_period` contains it (validity is `[from, to)`, so exactly one version
+   * of a row matches). SQL Server: `FOR SYSTEM_TIME AS OF` with a datetime2 parameter.
+   * Table and column names come from code, never from a request.
+   */
+  selectAsOf<T>(
+    db: EntityManager | DataSource,
+    table: VersionedTable,
+    columns: readonly string[],
+    where: Readonly<Record<string, string | number>>,
+    asOf: Date,
+  ): Promise<T[]>;
+
+  /** The keyset page of audit events, newest first by (occurred_at, id), with the actor's username. */
+  auditEventsPage(query: AuditPageQuery): SqlStatement;
+
+  /** System versioning of each table, in the order given. */
+  versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]>;
+
+  /** History retention of each versioned table, in the order given. */
+  historyRetention(db: Queryable, tables: readonly string[]): Promise<RetentionState[]>;
+
+  /** The partitions of an event store with their bounds. */
+  partitionRanges(db: Queryable, table: EventStore): Promise<PartitionRange[]>;
+
+  /**
+   * Takes the named job lock without waiting, on its own connection, so that one instance runs a
+   * job at a time; null when another session holds it. The lock dies with the connection.
+   */
+  tryJobLock(dataSource: DataSource, name: string): Promise<JobLock | null>;
+
+  /** Drops (empties) the partitions of an event store that hold only rows older than `cutoff`; returns what it dropped. */
+  dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]>;
+
+  /** Deletes at most `chunk` rows of an event store older than `cutoff`; returns how many. */
+  deleteRowsOlderThan(db: Queryable, table: EventStore, cutoff: Date, chunk: number): Promise<number>;
+
+  /**
+   * Deletes at most `chunk` history rows of a versioned table whose validity ended before
+   * `cutoff`; returns how many, or null when the engine enforces history retention itself.
+   */
+  deleteHistoryOlderThan(db: Queryable, table: string, cutoff: Date, chunk: number): Promise<number | null>;
+
   /** Creates an empty database (tests); from a template where the engine has them. */
   createDatabase(admin: DataSource, name: string, template?: string): Promise<void>;
   dropDatabase(admin: DataSource, name: string): Promise<void>;
   /** Whether createDatabase can clone a migrated template (PostgreSQL) or each database must be migrated (SQL Server). */
   readonly supportsTemplates: boolean;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** Guards the column names the dialects interpolate into SQL (they come from code, never input). */
+export function assertIdentifier(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`not a plain SQL identifier: ${name}`);
+  return name;
 }

@@ -1,0 +1,516 @@
+// `npm run bench`: the performance benchmark of issue #9 (see BENCHMARKS.md).
+//
+// Drives the BUILT service (dist/src/main.js; the npm script builds it first) and the hand-written
+// baseline (bench/baseline/server.mjs) against one PostgreSQL — embedded under bench/.data, or the
+// server of DATABASE_URL — in a fresh database created for the run and dropped after it. Load comes
+// from autocannon in separate processes (bench/load.mjs). Prints the table and writes it to
+// BENCHMARKS.md (between the generated-results markers; the rest of the file is kept).
+//
+// Flags:
+//   --quick            short run (3 s rounds, 100 thousand audit rows); printed, and written to
+//                      bench/.data/quick-results.md unless --write
+//   --rows N           audit rows of the "large" audit scenario (default 1000000; 10000000 works)
+//   --rounds N         A/B rounds per hot scenario (default 3, minimum 3)
+//   --seconds N        seconds per round (default 8)
+//   --only a,b         run only some scenarios: startup, read, storm, audit, mutation, tree
+//   --profile          start service and baseline with --cpu-prof (profiles in bench/.data/profiles)
+//   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
+//                      experiments on a patched copy of dist/)
+//   --write / --no-write   force writing BENCHMARKS.md or not
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+import { renderReport, writeReport } from './lib/report.mjs';
+import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
+import { seedRubroTree } from './lib/rubros.mjs';
+import { median } from './lib/stats.mjs';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(BENCH_DIR, '..');
+const DATA = path.join(BENCH_DIR, '.data');
+const LOAD = path.join(BENCH_DIR, 'load.mjs');
+let MAIN = path.join(ROOT, 'dist/src/main.js');
+const BASELINE = path.join(BENCH_DIR, 'baseline/server.mjs');
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    service: { type: 'string' },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean' },
+  },
+});
+
+if (flags.service) MAIN = path.resolve(flags.service);
+const quick = flags.quick;
+const cfg = {
+  rounds: Math.max(3, Number(flags.rounds ?? 3)),
+  seconds: Number(flags.seconds ?? (quick ? 3 : 8)),
+  warmup: quick ? 1 : 3,
+  auditSeconds: quick ? 2 : 4,
+  smallRows: 10_000,
+  largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),
+  deepPages: 200,
+  stormRounds: quick ? 1 : 2,
+  stormReadRate: 200,
+  stormReadConnections: 10,
+  stormClients: 20,
+  startupRuns: quick ? 2 : 3,
+  treeNodes: 10_000,
+  treeDepth: 10,
+  bcryptRounds: Number(process.env.BCRYPT_ROUNDS ?? 12),
+};
+const only = flags.only ? new Set(flags.only.split(',').map((s) => s.trim())) : undefined;
+const want = (name) => !only || only.has(name);
+const writeTo = flags['no-write'] ? undefined : flags.write || !quick ? path.join(ROOT, 'BENCHMARKS.md') : path.join(DATA, 'quick-results.md');
+
+const log = (msg) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
+const nodeArgs = (name) => (flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+
+const rows = []; // the summary table: {scenario, measure, value, target, met}
+const details = []; // markdown lines with the raw figures behind the summary
+const check = (scenario, measure, value, target, met, note) => rows.push({ scenario, measure, value, target, met, note });
+const rssTrail = []; // RSS of the service after each phase
+const noteRss = (phase) => service && rssTrail.push(`${phase} ${fmt(rssMb(service.child.pid), 0)} MB`);
+
+mkdirSync(DATA, { recursive: true });
+const startedAt = new Date();
+const t0 = performance.now();
+const loadBefore = os.loadavg();
+const adminPassword = `Bench-${randomBytes(12).toString('base64url')}`;
+
+let pgHandle; // embedded cluster of the run
+let adminPool; // superuser connection to the server (create/drop the database)
+let db; // connection to the bench database
+let dbName;
+let service;
+let baseline;
+const facts = {};
+
+process.once('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+
+try {
+  facts.machine = machineFacts();
+  log(`machine: ${facts.machine.cpus}, ${facts.machine.memory}, Node ${process.version}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run bench\` (it builds first) or \`npm run build\``);
+
+  if (want('startup')) await scenarioStartup();
+
+  // ------------------------------------------------------------------ database, service, baseline
+  const serverUrl = await startDatabaseServer();
+  adminPool = new pg.Pool({ connectionString: serverUrl, max: 1 });
+  adminPool.on('error', () => {}); // connections cut by the server's shutdown at the end
+  dbName = `medios_bench_${Date.now()}`;
+  await adminPool.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = withDatabase(serverUrl, dbName);
+  facts.postgres = (await adminPool.query('SHOW server_version')).rows[0].server_version;
+  log(`database ${dbName} on PostgreSQL ${facts.postgres}`);
+
+  service = await startService(dbUrl);
+  baseline = await startBaseline(dbUrl, service.port);
+  noteRss('ready');
+  db = new pg.Pool({ connectionString: dbUrl, max: 2 });
+  db.on('error', () => {});
+
+  // ------------------------------------------------------------------ seed
+  const admin = { username: 'admin', password: adminPassword };
+  let token = await login(service.url, admin);
+  const medio = await post(service.url, '/api/v1/admin/medios', token, { codigo: 'BENCH_MEDIO', nombre: 'Medio del benchmark' });
+  facts.medios = medio.status === 201;
+  const readPath = facts.medios ? `/api/v1/admin/medios/${medio.body.id}` : '/api/v1/auth/me';
+  if (!facts.medios) log(`POST /api/v1/admin/medios answered ${medio.status}: guarded read falls back to GET /api/v1/auth/me, no mutation scenario`);
+  const users = await seedLoginUsers(db, { count: cfg.stormClients, password: `Storm-${randomBytes(9).toString('base64url')}`, rounds: cfg.bcryptRounds });
+  facts.audit = (await get(service.url, '/api/v1/audit/events?limit=1', token)).status === 200;
+  facts.tree = (await get(service.url, '/api/v1/admin/rubros/tree', token)).status === 200;
+
+  // ------------------------------------------------------------------ scenarios
+  if (want('read')) {
+    token = await login(service.url, admin);
+    const ab = await abRounds('read', (target) => ({ url: target.url + readPath, headers: auth(token), connections: 50 }));
+    const label = facts.medios ? 'Guarded read `GET /api/v1/admin/medios/{id}`, 50 connections' : 'Guarded read (fallback `GET /api/v1/auth/me`), 50 connections';
+    const rpsRatio = ab.ratio((r) => r.rps);
+    const p99Ratio = ab.ratio((r) => r.latency.p99);
+    check(label, 'throughput, service ÷ baseline', `${fmt(rpsRatio, 2)}× (${fmt(ab.median('service', (r) => r.rps), 0)} vs ${fmt(ab.median('baseline', (r) => r.rps), 0)} req/s)`, '≥ 0.75×', rpsRatio >= 0.75);
+    check(label, 'p99 latency, service ÷ baseline', `${fmt(p99Ratio, 2)}× (${fmt(ab.median('service', (r) => r.latency.p99), 1)} vs ${fmt(ab.median('baseline', (r) => r.latency.p99), 1)} ms)`, '≤ 1.5×', p99Ratio <= 1.5);
+    details.push(ab.table(label));
+    noteRss('read');
+  }
+
+  if (want('storm')) {
+    await scenarioLoginStorm(admin, users, readPath);
+    noteRss('storm');
+  }
+
+  if (want('audit')) {
+    if (!facts.audit) check('Audit page `GET /api/v1/audit/events?limit=50`', 'p50 at large ÷ p50 at 10 thousand', 'not run: the endpoint answers 404', '≤ 1.3×', undefined);
+    else await scenarioAudit(admin, users);
+    noteRss('audit');
+  }
+
+  if (want('mutation')) {
+    const label = 'Audited mutation `POST /api/v1/admin/medios`, 50 connections';
+    if (!facts.medios) check(label, 'throughput, service ÷ baseline', 'not run: the endpoint answers 404', '≥ 0.7×', undefined);
+    else {
+      token = await login(service.url, admin);
+      const ab = await abRounds('mutation', (target, round) => ({
+        url: `${target.url}/api/v1/admin/medios`,
+        method: 'POST',
+        headers: auth(token),
+        connections: 50,
+        mutation: { prefix: `${target.name === 'service' ? 'S' : 'B'}${round}_` },
+      }));
+      const rpsRatio = ab.ratio((r) => r.rps);
+      check(label, 'throughput, service ÷ baseline', `${fmt(rpsRatio, 2)}× (${fmt(ab.median('service', (r) => r.rps), 0)} vs ${fmt(ab.median('baseline', (r) => r.rps), 0)} req/s)`, '≥ 0.7×', rpsRatio >= 0.7);
+      check(label, 'p99 latency, service ÷ baseline (no target)', `${fmt(ab.ratio((r) => r.latency.p99), 2)}× (${fmt(ab.median('service', (r) => r.latency.p99), 1)} vs ${fmt(ab.median('baseline', (r) => r.latency.p99), 1)} ms)`, '—', undefined);
+      details.push(ab.table(label));
+    }
+    noteRss('mutation');
+  }
+
+  if (want('tree')) {
+    const label = `Rubro tree \`GET /api/v1/admin/rubros/tree\`, ${cfg.treeNodes.toLocaleString('en-US')} nodes, depth ${cfg.treeDepth}, 1 connection`;
+    if (!facts.tree) check(label, 'p50 latency', 'not run: the endpoint answers 404', '≤ 50 ms', undefined);
+    else {
+      const seeded = await seedRubroTree(db, { nodes: cfg.treeNodes, depth: cfg.treeDepth });
+      token = await login(service.url, admin);
+      const res = await get(service.url, '/api/v1/admin/rubros/tree', token);
+      const count = countTree(res.body);
+      const tree = { url: `${service.url}/api/v1/admin/rubros/tree`, headers: auth(token), connections: 1 };
+      await runLoad(LOAD, { ...tree, duration: cfg.warmup });
+      const r = await runLoad(LOAD, { ...tree, duration: cfg.seconds });
+      check(label, 'p50 latency', `${fmt(r.latency.p50, 1)} ms (p99 ${fmt(r.latency.p99, 1)} ms, ${count.nodes} nodes / depth ${count.depth} answered, ${fmt(res.bytes / 1024, 0)} KiB)`, '≤ 50 ms', r.latency.p50 <= 50);
+      details.push(`**${label}**: seeded ${seeded.nodes} nodes (levels of ${seeded.sizes.join(', ')}) in ${fmt(seeded.ms, 0)} ms; ${r.ok} answers in ${cfg.seconds} s, ${statusLine(r)}.`);
+    }
+    noteRss('tree');
+  }
+
+  // ------------------------------------------------------------------ process
+  await sleep(1000);
+  const rss = rssMb(service.child.pid);
+  check('Process', 'RSS of the service after the runs', `${fmt(rss, 0)} MB (baseline: ${fmt(rssMb(baseline.child.pid), 0)} MB)`, '≤ 200 MB', rss <= 200);
+  details.push(`**Service RSS after each phase**: ${rssTrail.join(' → ')} → end ${fmt(rss, 0)} MB.`);
+} catch (err) {
+  log(`FAILED: ${err.stack ?? err}`);
+  process.exitCode = 1;
+} finally {
+  await stop(service?.child);
+  await stop(baseline?.child);
+  await db?.end().catch(() => {});
+  if (dbName) await adminPool?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
+  await adminPool?.end().catch(() => {});
+  await pgHandle?.stop();
+  killAll();
+}
+
+const report = renderReport({
+  rows,
+  details,
+  facts,
+  cfg,
+  quick,
+  command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  startedAt,
+  minutes: (performance.now() - t0) / 60_000,
+  loadBefore,
+  loadAfter: os.loadavg(),
+  failed: process.exitCode === 1,
+});
+process.stdout.write(`\n${report}\n`);
+if (writeTo && process.exitCode !== 1) {
+  writeReport(writeTo, report);
+  log(`written to ${path.relative(ROOT, writeTo)}`);
+}
+
+// ====================================================================================== scenarios
+
+/** Start to ready of a service that starts its own embedded PostgreSQL on an existing data directory. */
+async function scenarioStartup() {
+  const dataDir = path.join(DATA, 'startup');
+  const port = await freePort();
+  const env = serviceEnv({ DATA_DIR: dataDir, PORT: String(port) });
+  delete env.DATABASE_URL;
+  const ready = `http://127.0.0.1:${port}/health/ready`;
+  // One unmeasured start: creates the cluster on the first run ever and applies pending migrations.
+  log('startup: priming the embedded data directory');
+  let child = startNode(MAIN, { env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
+  await waitFor(ready, { child, timeoutMs: 180_000 });
+  await stop(child);
+  const times = [];
+  for (let i = 0; i < cfg.startupRuns; i++) {
+    const since = performance.now();
+    child = startNode(MAIN, { env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
+    times.push(await waitFor(ready, { child, since, intervalMs: 10 }));
+    await stop(child);
+  }
+  const value = median(times);
+  check(
+    'Process',
+    'start to ready (`node dist/src/main.js` → `/health/ready` 200), existing embedded data directory',
+    `${fmt(value / 1000, 2)} s (median of ${times.length}: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s)`,
+    '≤ 2 s',
+    value <= 2000,
+  );
+}
+
+/** p99 of a steady guarded read alone, then while 20 clients sign in continuously (alternating). */
+async function scenarioLoginStorm(admin, users, readPath) {
+  const label = `Login storm: guarded read at ${cfg.stormReadRate} req/s (${cfg.stormReadConnections} connections) while ${cfg.stormClients} clients sign in continuously`;
+  const token = await login(service.url, admin);
+  const read = { url: service.url + readPath, headers: auth(token), connections: cfg.stormReadConnections, overallRate: cfg.stormReadRate, duration: cfg.seconds };
+  await runLoad(LOAD, { ...read, duration: cfg.warmup });
+  const alone = [];
+  const storm = [];
+  const logins = [];
+  for (let round = 1; round <= cfg.stormRounds; round++) {
+    alone.push(await runLoad(LOAD, read));
+    const loginRun = runLoad(LOAD, {
+      url: `${service.url}/api/v1/auth/login`,
+      method: 'POST',
+      connections: cfg.stormClients,
+      duration: cfg.seconds + 3,
+      login: { users: users.map(({ username, password }) => ({ username, password })) },
+    });
+    await sleep(1500); // let the storm reach its steady state first
+    storm.push(await runLoad(LOAD, read));
+    logins.push(await loginRun);
+    log(`storm round ${round}: p99 alone ${fmt(alone.at(-1).latency.p99, 2)} ms, during storm ${fmt(storm.at(-1).latency.p99, 2)} ms, ${fmt(logins.at(-1).rps, 1)} logins/s`);
+  }
+  const p99Alone = median(alone.map((r) => r.latency.p99));
+  const p99Storm = median(storm.map((r) => r.latency.p99));
+  const ratio = p99Storm / p99Alone;
+  check(label, 'p99 during the storm ÷ p99 alone', `${fmt(ratio, 2)}× (${fmt(p99Storm, 1)} vs ${fmt(p99Alone, 1)} ms; ${fmt(median(logins.map((r) => r.rps)), 1)} logins/s)`, '≤ 2×', ratio <= 2);
+  details.push(
+    `**${label}** (bcrypt cost ${cfg.bcryptRounds}):\n\n| Round | alone p50 / p99 (ms) | storm p50 / p99 (ms) | reads answered alone / storm | logins/s | login p50 / p99 (ms) | login statuses |\n|---|---|---|---|---|---|---|\n` +
+      alone
+        .map(
+          (a, i) =>
+            `| ${i + 1} | ${fmt(a.latency.p50, 2)} / ${fmt(a.latency.p99, 2)} | ${fmt(storm[i].latency.p50, 2)} / ${fmt(storm[i].latency.p99, 2)} | ${a.ok} / ${storm[i].ok} | ${fmt(logins[i].rps, 1)} | ${fmt(logins[i].latency.p50, 0)} / ${fmt(logins[i].latency.p99, 0)} | ${statusLine(logins[i])} |`,
+        )
+        .join('\n'),
+  );
+}
+
+/** The audit page at 10 thousand rows and at `largeRows`: first page, 200 cursors deep, filtered. */
+async function scenarioAudit(admin, users) {
+  const actorIds = users.map((u) => u.id);
+  const measured = {};
+  for (const size of [cfg.smallRows, cfg.largeRows]) {
+    const t = performance.now();
+    const filters = await seedAudit(db, { rows: size, actorIds, log: (m) => log(m) });
+    log(`seeded ${size} audit rows in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    const token = await login(service.url, admin);
+    const base = '/api/v1/audit/events?limit=50';
+    const deep = await cursorAt(token, base, cfg.deepPages);
+    const queries = {
+      'first page': base,
+      [`page ${cfg.deepPages} (cursor)`]: deep,
+      'actor filter': `${base}&actorUserId=${filters.actorUserId}`,
+      'target filter': `${base}&targetType=${filters.target.targetType}&targetId=${filters.target.targetId}`,
+      'time-window filter': `${base}&from=${encodeURIComponent(filters.window.from)}&to=${encodeURIComponent(filters.window.to)}`,
+    };
+    measured[size] = {};
+    for (const [name, query] of Object.entries(queries)) {
+      const probe = await get(service.url, query, token);
+      if (probe.status !== 200) throw new Error(`audit ${name}: ${probe.status} ${JSON.stringify(probe.body)}`);
+      await runLoad(LOAD, { url: service.url + query, headers: auth(token), connections: 1, duration: 1 }); // warm-up
+      const r = await runLoad(LOAD, { url: service.url + query, headers: auth(token), connections: 1, duration: cfg.auditSeconds });
+      measured[size][name] = { ...r, items: probe.body.items.length };
+      log(`audit ${size} rows, ${name}: p50 ${fmt(r.latency.p50, 2)} ms (${probe.body.items.length} items)`);
+    }
+  }
+  const small = measured[cfg.smallRows];
+  const large = measured[cfg.largeRows];
+  const largeLabel = cfg.largeRows >= 1_000_000 ? `${cfg.largeRows / 1_000_000}M` : `${cfg.largeRows / 1000}k`;
+  const label = 'Audit page `GET /api/v1/audit/events?limit=50`, 1 connection';
+  for (const name of Object.keys(small)) {
+    const ratio = large[name].latency.p50 / small[name].latency.p50;
+    check(label, `${name}: p50 at ${largeLabel} ÷ p50 at 10k rows`, `${fmt(ratio, 2)}× (${fmt(large[name].latency.p50, 2)} vs ${fmt(small[name].latency.p50, 2)} ms)`, '≤ 1.3×', ratio <= 1.3);
+  }
+  details.push(
+    `**${label}**:\n\n| Query | 10k rows: p50 / p99 (ms), items | ${largeLabel} rows: p50 / p99 (ms), items |\n|---|---|---|\n` +
+      Object.keys(small)
+        .map((name) => `| ${name} | ${fmt(small[name].latency.p50, 2)} / ${fmt(small[name].latency.p99, 2)}, ${small[name].items} | ${fmt(large[name].latency.p50, 2)} / ${fmt(large[name].latency.p99, 2)}, ${large[name].items} |`)
+        .join('\n'),
+  );
+}
+
+/** The query of page `pages` (following nextCursor pages − 1 times). */
+async function cursorAt(token, base, pages) {
+  let query = base;
+  for (let page = 1; page < pages; page++) {
+    const res = await get(service.url, query, token);
+    if (res.status !== 200 || !res.body.nextCursor) throw new Error(`audit cursor walk stopped at page ${page}: ${res.status}`);
+    query = `${base}&cursor=${encodeURIComponent(res.body.nextCursor)}`;
+  }
+  return query;
+}
+
+/**
+ * Alternates service and baseline (A B A B…) for cfg.rounds rounds after one warm-up run each, so
+ * machine noise hits both alike; ratios are the median of the per-round ratios.
+ */
+async function abRounds(name, optionsFor) {
+  const targets = [
+    { name: 'service', url: service.url },
+    { name: 'baseline', url: baseline.url },
+  ];
+  for (const target of targets) await runLoad(LOAD, { ...optionsFor(target, 'W'), duration: cfg.warmup });
+  const runs = { service: [], baseline: [] };
+  for (let round = 1; round <= cfg.rounds; round++) {
+    for (const target of targets) {
+      const r = await runLoad(LOAD, { ...optionsFor(target, round), duration: cfg.seconds });
+      if (r.ok === 0) throw new Error(`${name} ${target.name}: no successful answer (${statusLine(r)})`);
+      runs[target.name].push(r);
+      log(`${name} round ${round} ${target.name}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency.p50, 2)} ms, p99 ${fmt(r.latency.p99, 2)} ms (${statusLine(r)})`);
+    }
+  }
+  return {
+    runs,
+    median: (target, f) => median(runs[target].map(f)),
+    ratio: (f) => median(runs.service.map((s, i) => f(s) / f(runs.baseline[i]))),
+    table: (label) =>
+      `**${label}** (${cfg.rounds} rounds of ${cfg.seconds} s each, alternating):\n\n| Round | service req/s | baseline req/s | ratio | service p50 / p99 (ms) | baseline p50 / p99 (ms) |\n|---|---|---|---|---|---|\n` +
+      runs.service
+        .map((s, i) => {
+          const b = runs.baseline[i];
+          return `| ${i + 1} | ${fmt(s.rps, 0)} | ${fmt(b.rps, 0)} | ${fmt(s.rps / b.rps, 2)} | ${fmt(s.latency.p50, 2)} / ${fmt(s.latency.p99, 2)} | ${fmt(b.latency.p50, 2)} / ${fmt(b.latency.p99, 2)} |`;
+        })
+        .join('\n'),
+  };
+}
+
+// ====================================================================================== plumbing
+
+function machineFacts() {
+  const cpus = os.cpus();
+  return {
+    cpus: `${cpus.length} × ${cpus[0]?.model?.trim() ?? 'unknown CPU'}`,
+    memory: `${fmt(os.totalmem() / 1024 ** 3, 1)} GiB`,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+async function startDatabaseServer() {
+  if (process.env.DATABASE_URL) {
+    facts.database = 'the server of DATABASE_URL';
+    return process.env.DATABASE_URL;
+  }
+  const { startEmbeddedPostgres } = await import(pathToFileURL(path.join(path.dirname(MAIN), 'database/embedded/embedded-postgres.js')).href);
+  pgHandle = await startEmbeddedPostgres({ dataDir: path.join(DATA, 'main'), log: () => {} });
+  facts.database = 'embedded (bench/.data/main)';
+  return pgHandle.url;
+}
+
+function withDatabase(url, name) {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+function serviceEnv(extra) {
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    ADMIN_PASSWORD: adminPassword,
+    JOBS_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    BCRYPT_ROUNDS: String(cfg.bcryptRounds),
+    ...extra,
+  };
+}
+
+async function startService(dbUrl) {
+  const port = await freePort();
+  const child = startNode(MAIN, {
+    nodeArgs: nodeArgs('service'),
+    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), DATA_DIR: path.join(DATA, 'service') }),
+    cwd: ROOT,
+    logFile: path.join(DATA, 'service.log'),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });
+  log(`service ready on ${url} (pid ${child.pid})`);
+  return { child, url, port };
+}
+
+async function startBaseline(dbUrl, servicePort) {
+  const port = await freePort();
+  const child = startNode(BASELINE, {
+    nodeArgs: nodeArgs('baseline'),
+    env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), JWKS_URL: `http://127.0.0.1:${servicePort}/.well-known/jwks.json` },
+    cwd: ROOT,
+    logFile: path.join(DATA, 'baseline.log'),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, { child, timeoutMs: 30_000 });
+  log(`baseline ready on ${url} (pid ${child.pid})`);
+  return { child, url, port };
+}
+
+function auth(token) {
+  return { authorization: `Bearer ${token}` };
+}
+
+async function request(base, method, pathname, token, body) {
+  const res = await globalThis.fetch(base + pathname, {
+    method,
+    headers: { ...(token ? auth(token) : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let parsed;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed, bytes: Buffer.byteLength(text) };
+}
+function get(base, pathname, token) {
+  return request(base, 'GET', pathname, token);
+}
+function post(base, pathname, token, body) {
+  return request(base, 'POST', pathname, token, body);
+}
+
+async function login(base, user) {
+  const res = await post(base, '/api/v1/auth/login', undefined, user);
+  if (res.status !== 200) throw new Error(`login as ${user.username}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.accessToken;
+}
+
+function statusLine(r) {
+  const codes = Object.entries(r.statusCodes)
+    .map(([code, n]) => `${n}× ${code}`)
+    .join(', ');
+  return `${codes || 'no answers'}${r.errors ? `, ${r.errors} errors` : ''}${r.timeouts ? `, ${r.timeouts} timeouts` : ''}`;
+}
+
+function countTree(nodes, level = 1) {
+  let count = 0;
+  let depth = 0;
+  for (const n of nodes ?? []) {
+    const sub = countTree(n.hijos, level + 1);
+    count += 1 + sub.nodes;
+    depth = Math.max(depth, level, sub.depth);
+  }
+  return { nodes: count, depth };
+}
+

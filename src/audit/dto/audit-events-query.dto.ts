@@ -1,0 +1,69 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import { ToInt } from '../../common/validation/transforms.js';
+import { parseInstant } from '../utc-instant.js';
+
+/** An ISO-8601 timestamp parseInstant accepts (400 otherwise). */
+function IsInstant(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isInstant',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `${String(propertyName)} debe ser una fecha y hora ISO-8601, p. ej. 2025-03-01T12:00:00Z`, ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && parseInstant(value) !== null },
+    });
+}
+
+/** Query of GET /api/v1/audit/events (SEED 4.4; API.md "Audit"). */
+export class AuditEventsQueryDto {
+  @ApiPropertyOptional({ description: 'Only events by this user id.', example: 1, minimum: 1 })
+  @IsOptional()
+  @ToInt()
+  @IsInt({ message: 'actorUserId debe ser un entero' })
+  @Min(1)
+  @Max(2_147_483_647)
+  actorUserId?: number;
+
+  @ApiPropertyOptional({ description: 'Only events on this kind of resource (singular snake_case).', example: 'usuario', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  targetType?: string;
+
+  @ApiPropertyOptional({ description: 'Only events on this resource id (compared as text; a role is its codigo).', example: '42', maxLength: 128 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  targetId?: string;
+
+  @ApiPropertyOptional({
+    description: 'Events at or after this instant (inclusive). ISO-8601 with a time; Z or an offset (URL-encode `+`); without one it is UTC.',
+    example: '2025-03-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsInstant()
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'Events at or before this instant (inclusive); same format as `from`; not earlier than `from`.', example: '2025-03-31T23:59:59.999999Z' })
+  @IsOptional()
+  @IsInstant()
+  to?: string;
+
+  @ApiPropertyOptional({
+    description: 'The `nextCursor` of the previous page, as received. A malformed or altered cursor is ignored: the query starts from the newest event.',
+  })
+  @IsOptional()
+  @Allow()
+  cursor?: unknown;
+
+  @ApiPropertyOptional({ description: 'Events per page.', minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @ToInt()
+  @IsInt({ message: 'limit debe ser un entero entre 1 y 100' })
+  @Min(1, { message: 'limit debe ser un entero entre 1 y 100' })
+  @Max(100, { message: 'limit debe ser un entero entre 1 y 100' })
+  limit?: number;
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../common/context/clock.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+
+export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check';
+
+/**
+ * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (integrity
+ * check); `busy`: another instance holds the job's lock, nothing was done; `failed`: an error.
+ */
+export type JobStatus = 'ok' | 'alert' | 'busy' | 'failed';
+
+export interface JobResult {
+  job: MaintenanceJobName;
+  status: JobStatus;
+  startedAt: string;
+  finishedAt: string;
+  details?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface JobOutcome {
+  status?: 'ok' | 'alert';
+  details: Record<string, unknown>;
+}
+
+/**
+ * Runs one maintenance job under its database job lock, so that of several instances started by
+ * the same schedule exactly one does the work and the others report `busy`. Logs what happened.
+ */
+@Injectable()
+export class MaintenanceJobRunner {
+  private readonly logger = new Logger('Maintenance');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: MaintenanceJobName, work: () => Promise<JobOutcome>): Promise<JobResult> {
+    const startedAt = this.clock.now().toISOString();
+    const lock = await this.dialect.tryJobLock(this.dataSource, `maintenance:${job}`);
+    if (!lock) {
+      this.logger.log({ job, status: 'busy' }, `${job}: another instance holds the job lock; nothing done`);
+      return { job, status: 'busy', startedAt, finishedAt: this.clock.now().toISOString() };
+    }
+    try {
+      const outcome = await work();
+      const result: JobResult = { job, status: outcome.status ?? 'ok', startedAt, finishedAt: this.clock.now().toISOString(), details: outcome.details };
+      if (result.status === 'alert') this.logger.warn({ job, status: result.status, details: result.details }, `${job}: inconsistencies found`);
+      else this.logger.log({ job, status: result.status, details: result.details }, `${job}: done`);
+      return result;
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.logger.error({ job, status: 'failed', err }, `${job}: failed: ${error}`);
+      return { job, status: 'failed', startedAt, finishedAt: this.clock.now().toISOString(), error };
+    } finally {
+      await lock.release();
+    }
+  }
+}

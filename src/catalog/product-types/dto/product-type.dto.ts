@@ -1,0 +1,89 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../../../common/pagination/page.js';
+import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
+import { ImmutableField } from '../../../common/validation/validation.js';
+import { CODIGO_PATTERN } from '../../catalog.rules.js';
+import type { ProductTypeEntity } from '../product-type.entity.js';
+
+export class CreateProductTypeDto {
+  @ApiProperty({
+    example: 'AVISO_CLASIF',
+    pattern: CODIGO_PATTERN.source,
+    description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
+  })
+  @IsString()
+  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  codigo: string;
+
+  @ApiProperty({ example: 'Aviso clasificado', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, default: '' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(500)
+  descripcion?: string;
+}
+
+export class UpdateProductTypeDto {
+  @ApiProperty({ example: 'Aviso clasificado', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, description: 'Unchanged when absent.' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(500)
+  descripcion?: string;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  codigo?: unknown;
+}
+
+export class ProductTypesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) product types; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+
+  @ApiPropertyOptional({ example: 'clasif', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+}
+
+export class ProductTypeDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'AVISO_CLASIF' }) codigo: string;
+  @ApiProperty({ example: 'Aviso clasificado' }) nombre: string;
+  @ApiProperty({ example: 'Avisos de texto por palabra' }) descripcion: string;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: ProductTypeEntity): ProductTypeDto {
+    return {
+      id: e.id,
+      codigo: e.codigo,
+      nombre: e.nombre,
+      descripcion: e.descripcion,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP } from '../../database/column-types.js';
+
+/** product_types: `codigo` unique and immutable. */
+@Entity({ name: 'product_types' })
+export class ProductTypeEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar' })
+  codigo: string;
+
+  @Column({ type: 'varchar' })
+  nombre: string;
+
+  @Column({ type: 'varchar' })
+  descripcion: string;
+
+  @Column({ type: 'boolean' })
+  activo: boolean;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+}

@@ -1,0 +1,98 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
+import { type Page, PageOf } from '../../common/pagination/page.js';
+import { ApiErrors } from '../../common/swagger/problem.dto.js';
+// The raw-path-segment id decorator: `@Param('id', ParseIdPipe) id: number` rejects every id
+// because the global ValidationPipe turns the segment into a number first (see path-id.ts).
+import { PathId } from '../../medios/path-id.js';
+import { PRODUCT_TYPES_PERMISSION } from '../catalog.rules.js';
+import { CreateProductTypeDto, ProductTypeDto, ProductTypesQueryDto, UpdateProductTypeDto } from './dto/product-type.dto.js';
+import { ProductTypesService } from './product-types.service.js';
+
+/** Reads under /api/v1/product-types (any valid token), writes under /api/v1/admin/product-types. */
+@ApiTags('product-types')
+@Controller('api/v1')
+export class ProductTypesController {
+  constructor(private readonly types: ProductTypesService) {}
+
+  @Get('product-types')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'List product types',
+    description:
+      'Paged, ordered by codigo. `activo` filters by state; `search` matches codigo or nombre, case-insensitively. Needs a valid access token.',
+  })
+  @ApiOkResponse({ type: PageOf(ProductTypeDto) })
+  @ApiErrors(400, 401)
+  list(@Query() query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
+    return this.types.list(query);
+  }
+
+  @Get('product-types/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'Get a product type', description: 'One product type, active or not. Needs a valid access token.' })
+  @ApiOkResponse({ type: ProductTypeDto })
+  @ApiErrors(400, 401, 404)
+  get(@PathId() id: number): Promise<ProductTypeDto> {
+    return this.types.get(id);
+  }
+
+  @Post('admin/product-types')
+  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @ApiOperation({
+    summary: 'Create a product type',
+    description: '`codigo` is 1..20 characters of [A-Z0-9_], unique (409 `duplicado`, inactive ones included). Audited as `tipo_producto.create`.',
+  })
+  @ApiCreatedResponse({ type: ProductTypeDto, description: 'Created; `Location` is the public read path `/api/v1/product-types/{id}`.' })
+  @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
+  async create(@Body() dto: CreateProductTypeDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProductTypeDto> {
+    const type = await this.types.create(dto);
+    reply.header('location', `/api/v1/product-types/${type.id}`);
+    return type;
+  }
+
+  @Put('admin/product-types/:id')
+  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @ApiOperation({
+    summary: 'Update a product type',
+    description:
+      'Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.',
+  })
+  @ApiOkResponse({ type: ProductTypeDto })
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [
+    409,
+    'The product type is inactive (`tipo_producto_inactivo`).',
+  ])
+  update(@PathId() id: number, @Body() dto: UpdateProductTypeDto): Promise<ProductTypeDto> {
+    return this.types.update(id, dto);
+  }
+
+  @Post('admin/product-types/:id/deactivate')
+  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a product type',
+    description:
+      'Refused while active products use it (409 `tipo_producto_en_uso`). Idempotent: deactivating an inactive product type answers 200 and writes no audit event. Audited as `tipo_producto.deactivate`.',
+  })
+  @ApiOkResponse({ type: ProductTypeDto })
+  @ApiErrors(400, 401, 403, 404, [409, 'Active products use it (`tipo_producto_en_uso`).'])
+  deactivate(@PathId() id: number): Promise<ProductTypeDto> {
+    return this.types.deactivate(id);
+  }
+
+  @Post('admin/product-types/:id/reactivate')
+  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a product type',
+    description: 'Idempotent: reactivating an active product type answers 200 and writes no audit event. Audited as `tipo_producto.reactivate`.',
+  })
+  @ApiOkResponse({ type: ProductTypeDto })
+  @ApiErrors(400, 401, 403, 404)
+  reactivate(@PathId() id: number): Promise<ProductTypeDto> {
+    return this.types.reactivate(id);
+  }
+}

@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../../audit/audit.service.js';
+import { Clock } from '../../common/context/clock.js';
+import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
+import { type Page, pageOf } from '../../common/pagination/page.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { containsPattern } from '../catalog.rules.js';
+import { ProductEntity } from '../products/product.entity.js';
+import { uniqueOr409 } from '../store-errors.js';
+import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
+import { ProductTypeEntity } from './product-type.entity.js';
+
+/**
+ * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
+ * (codigo), 409 `tipo_producto_inactivo` (update of an inactive one), 409 `tipo_producto_en_uso`
+ * (deactivate while active products use it).
+ */
+@Injectable()
+export class ProductTypesService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async list(query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
+    const { page, pageSize, skip, take } = pageOf(query);
+    const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
+    if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
+    if (query.search) {
+      qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
+        pattern: containsPattern(query.search),
+      });
+    }
+    const [rows, total] = await qb.orderBy('t.codigo', 'ASC').addOrderBy('t.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    return { items: rows.map((r) => ProductTypeDto.of(r)), total, page, pageSize };
+  }
+
+  async get(id: number): Promise<ProductTypeDto> {
+    return ProductTypeDto.of(await this.find(id));
+  }
+
+  async create(dto: CreateProductTypeDto): Promise<ProductTypeDto> {
+    const tx = this.txHost.tx;
+    const duplicate = `Ya existe un tipo de producto con codigo ${dto.codigo}`;
+    if (await tx.existsBy(ProductTypeEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
+    const now = this.clock.now();
+    const values = { codigo: dto.codigo, nombre: dto.nombre, descripcion: dto.descripcion ?? '' };
+    const id = await uniqueOr409(this.dialect, duplicate, async () => {
+      const result = await tx.insert(ProductTypeEntity, { ...values, activo: true, createdAt: now, updatedAt: now });
+      return Number(result.identifiers[0]?.id);
+    });
+    await this.audit.record('tipo_producto.create', 'tipo_producto', id, { after: values });
+    return this.get(id);
+  }
+
+  async update(id: number, dto: UpdateProductTypeDto): Promise<ProductTypeDto> {
+    const type = await this.lock(id, 'pessimistic_write');
+    if (!type.activo) throw new DomainError('tipo_producto_inactivo', `El tipo de producto ${id} está inactivo`);
+    const before = { nombre: type.nombre, descripcion: type.descripcion };
+    const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? type.descripcion };
+    if (before.nombre === after.nombre && before.descripcion === after.descripcion) return ProductTypeDto.of(type);
+    const now = this.clock.now();
+    await this.txHost.tx.update(ProductTypeEntity, { id }, { ...after, updatedAt: now });
+    await this.audit.record('tipo_producto.update', 'tipo_producto', id, { before, after });
+    return ProductTypeDto.of({ ...type, ...after, updatedAt: now });
+  }
+
+  async deactivate(id: number): Promise<ProductTypeDto> {
+    const type = await this.lock(id, 'pessimistic_write');
+    if (!type.activo) return ProductTypeDto.of(type);
+    if (await this.txHost.tx.existsBy(ProductEntity, { productTypeId: id, activo: true })) {
+      throw new DomainError('tipo_producto_en_uso', `El tipo de producto ${id} está en uso por productos activos`);
+    }
+    return this.setActivo(type, false);
+  }
+
+  async reactivate(id: number): Promise<ProductTypeDto> {
+    const type = await this.lock(id, 'pessimistic_write');
+    if (type.activo) return ProductTypeDto.of(type);
+    return this.setActivo(type, true);
+  }
+
+  /**
+   * For products: the type exists (404) and is active (409 `tipo_producto_inactivo`). It stays
+   * share-locked until the request's transaction ends, so a concurrent deactivation waits.
+   */
+  async requireActiveForProduct(id: number): Promise<void> {
+    const type = await this.lock(id, 'pessimistic_read');
+    if (!type.activo) throw new DomainError('tipo_producto_inactivo', `El tipo de producto ${id} está inactivo`);
+  }
+
+  private async setActivo(type: ProductTypeEntity, activo: boolean): Promise<ProductTypeDto> {
+    const now = this.clock.now();
+    await this.txHost.tx.update(ProductTypeEntity, { id: type.id }, { activo, updatedAt: now });
+    await this.audit.record(activo ? 'tipo_producto.reactivate' : 'tipo_producto.deactivate', 'tipo_producto', type.id, {
+      before: { activo: type.activo },
+      after: { activo },
+    });
+    return ProductTypeDto.of({ ...type, activo, updatedAt: now });
+  }
+
+  private async find(id: number): Promise<ProductTypeEntity> {
+    const type = await this.txHost.tx.findOneBy(ProductTypeEntity, { id });
+    if (!type) throw new NotFoundError('Tipo de producto', id);
+    return type;
+  }
+
+  private async lock(id: number, mode: 'pessimistic_read' | 'pessimistic_write'): Promise<ProductTypeEntity> {
+    const type = await this.txHost.tx.findOne(ProductTypeEntity, { where: { id }, lock: { mode } });
+    if (!type) throw new NotFoundError('Tipo de producto', id);
+    return type;
+  }
+}

@@ -1,0 +1,117 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../../../common/pagination/page.js';
+import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
+import { ImmutableField } from '../../../common/validation/validation.js';
+import { CODIGO_PATTERN, MAX_ID } from '../../catalog.rules.js';
+import type { ProductEntity } from '../product.entity.js';
+
+export class CreateProductDto {
+  @ApiProperty({
+    example: 'CLASIF_AUTOS',
+    pattern: CODIGO_PATTERN.source,
+    description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
+  })
+  @IsString()
+  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  codigo: string;
+
+  @ApiProperty({ example: 'Clasificado de automotores', maxLength: 200 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  nombre: string;
+
+  @ApiProperty({ example: 4, description: 'An existing (404) and active (409 `rubro_inactivo`) rubro.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  rubroId: number;
+
+  @ApiProperty({ example: 1, description: 'An existing (404) and active (409 `tipo_producto_inactivo`) product type.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  productTypeId: number;
+}
+
+export class UpdateProductDto {
+  @ApiProperty({ example: 'Clasificado de automotores', maxLength: 200 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  nombre: string;
+
+  @ApiProperty({ example: 4, description: 'An existing (404) and active (409 `rubro_inactivo`) rubro.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  rubroId: number;
+
+  @ApiProperty({ example: 1, description: 'An existing (404) and active (409 `tipo_producto_inactivo`) product type.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  productTypeId: number;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  codigo?: unknown;
+}
+
+export class ProductsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ example: 4, description: 'Only products of this rubro.' })
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  rubroId?: number;
+
+  @ApiPropertyOptional({ example: 1, description: 'Only products of this product type.' })
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  productTypeId?: number;
+
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) products; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+
+  @ApiPropertyOptional({ example: 'autos', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+}
+
+export class ProductDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'CLASIF_AUTOS' }) codigo: string;
+  @ApiProperty({ example: 'Clasificado de automotores' }) nombre: string;
+  @ApiProperty({ example: 4 }) rubroId: number;
+  @ApiProperty({ example: 1 }) productTypeId: number;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: ProductEntity): ProductDto {
+    return {
+      id: e.id,
+      codigo: e.codigo,
+      nombre: e.nombre,
+      rubroId: e.rubroId,
+      productTypeId: e.productTypeId,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP } from '../../database/column-types.js';
+
+/** products: `codigo` unique and immutable; belongs to a rubro and a product type. */
+@Entity({ name: 'products' })
+export class ProductEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar' })
+  codigo: string;
+
+  @Column({ type: 'varchar' })
+  nombre: string;
+
+  @Column({ name: 'rubro_id', type: 'int' })
+  rubroId: number;
+
+  @Column({ name: 'product_type_id', type: 'int' })
+  productTypeId: number;
+
+  @Column({ type: 'boolean' })
+  activo: boolean;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+}

@@ -1,0 +1,108 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
+import { type Page, PageOf } from '../../common/pagination/page.js';
+import { ApiErrors } from '../../common/swagger/problem.dto.js';
+// The raw-path-segment id decorator: `@Param('id', ParseIdPipe) id: number` rejects every id
+// because the global ValidationPipe turns the segment into a number first (see path-id.ts).
+import { PathId } from '../../medios/path-id.js';
+import { PRODUCTS_PERMISSION } from '../catalog.rules.js';
+import { CreateProductDto, ProductDto, ProductsQueryDto, UpdateProductDto } from './dto/product.dto.js';
+import { ProductsService } from './products.service.js';
+
+/** Reads under /api/v1/products (any valid token), writes under /api/v1/admin/products. */
+@ApiTags('products')
+@Controller('api/v1')
+export class ProductsController {
+  constructor(private readonly products: ProductsService) {}
+
+  @Get('products')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'List products',
+    description:
+      'Paged, ordered by codigo. Filters: `rubroId`, `productTypeId`, `activo`, and `search` (codigo or nombre, case-insensitive). Needs a valid access token.',
+  })
+  @ApiOkResponse({ type: PageOf(ProductDto) })
+  @ApiErrors(400, 401)
+  list(@Query() query: ProductsQueryDto): Promise<Page<ProductDto>> {
+    return this.products.list(query);
+  }
+
+  @Get('products/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
+  @ApiOkResponse({ type: ProductDto })
+  @ApiErrors(400, 401, 404)
+  get(@PathId() id: number): Promise<ProductDto> {
+    return this.products.get(id);
+  }
+
+  @Post('admin/products')
+  @RequirePermission(PRODUCTS_PERMISSION)
+  @ApiOperation({
+    summary: 'Create a product',
+    description:
+      'A missing rubro or product type is 404; an inactive rubro 409 `rubro_inactivo`; an inactive product type 409 `tipo_producto_inactivo`; a taken codigo 409 `duplicado` (inactive products included). Audited as `producto.create`.',
+  })
+  @ApiCreatedResponse({ type: ProductDto, description: 'Created; `Location` is the public read path `/api/v1/products/{id}`.' })
+  @ApiErrors(
+    400,
+    401,
+    403,
+    [404, 'The rubro or the product type does not exist (`no_encontrado`).'],
+    [409, '`rubro_inactivo`, `tipo_producto_inactivo` or `duplicado`.'],
+  )
+  async create(@Body() dto: CreateProductDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProductDto> {
+    const product = await this.products.create(dto);
+    reply.header('location', `/api/v1/products/${product.id}`);
+    return product;
+  }
+
+  @Put('admin/products/:id')
+  @RequirePermission(PRODUCTS_PERMISSION)
+  @ApiOperation({
+    summary: 'Update a product',
+    description:
+      'Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.',
+  })
+  @ApiOkResponse({ type: ProductDto })
+  @ApiErrors(
+    [400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'],
+    401,
+    403,
+    [404, 'The product, the rubro or the product type does not exist (`no_encontrado`).'],
+    [409, '`rubro_inactivo` or `tipo_producto_inactivo`.'],
+  )
+  update(@PathId() id: number, @Body() dto: UpdateProductDto): Promise<ProductDto> {
+    return this.products.update(id, dto);
+  }
+
+  @Post('admin/products/:id/deactivate')
+  @RequirePermission(PRODUCTS_PERMISSION)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a product',
+    description: 'Idempotent: deactivating an inactive product answers 200 and writes no audit event. Audited as `producto.deactivate`.',
+  })
+  @ApiOkResponse({ type: ProductDto })
+  @ApiErrors(400, 401, 403, 404)
+  deactivate(@PathId() id: number): Promise<ProductDto> {
+    return this.products.deactivate(id);
+  }
+
+  @Post('admin/products/:id/reactivate')
+  @RequirePermission(PRODUCTS_PERMISSION)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a product',
+    description:
+      'Its rubro and product type must be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). Idempotent: reactivating an active product answers 200 and writes no audit event. Audited as `producto.reactivate`.',
+  })
+  @ApiOkResponse({ type: ProductDto })
+  @ApiErrors(400, 401, 403, 404, [409, '`rubro_inactivo` or `tipo_producto_inactivo`.'])
+  reactivate(@PathId() id: number): Promise<ProductDto> {
+    return this.products.reactivate(id);
+  }
+}

@@ -1,0 +1,131 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../../audit/audit.service.js';
+import { Clock } from '../../common/context/clock.js';
+import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
+import { type Page, pageOf } from '../../common/pagination/page.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { containsPattern } from '../catalog.rules.js';
+import { ProductTypeEntity } from '../product-types/product-type.entity.js';
+import { ProductTypesService } from '../product-types/product-types.service.js';
+import { RubroEntity } from '../rubros/rubro.entity.js';
+import { RubrosService } from '../rubros/rubros.service.js';
+import { uniqueOr409 } from '../store-errors.js';
+import { type CreateProductDto, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
+import { ProductEntity } from './product.entity.js';
+
+/**
+ * Products (SEED 2.6, 4.9): a product references an existing, active rubro and product type. The
+ * referenced rows are share-locked for the rest of the request, so their deactivation (which
+ * checks for active products) cannot slip in between.
+ */
+@Injectable()
+export class ProductsService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly rubros: RubrosService,
+    private readonly types: ProductTypesService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async list(query: ProductsQueryDto): Promise<Page<ProductDto>> {
+    const { page, pageSize, skip, take } = pageOf(query);
+    const qb = this.txHost.tx.createQueryBuilder(ProductEntity, 'p');
+    if (query.rubroId !== undefined) qb.andWhere('p.rubroId = :rubroId', { rubroId: query.rubroId });
+    if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
+    if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
+    if (query.search) {
+      qb.andWhere("(LOWER(p.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(p.nombre) LIKE :pattern ESCAPE '\\')", {
+        pattern: containsPattern(query.search),
+      });
+    }
+    const [rows, total] = await qb.orderBy('p.codigo', 'ASC').addOrderBy('p.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    return { items: rows.map((r) => ProductDto.of(r)), total, page, pageSize };
+  }
+
+  async get(id: number): Promise<ProductDto> {
+    return ProductDto.of(await this.find(id));
+  }
+
+  async create(dto: CreateProductDto): Promise<ProductDto> {
+    const tx = this.txHost.tx;
+    await this.requireActiveReferences(dto.rubroId, dto.productTypeId);
+    const duplicate = `Ya existe un producto con codigo ${dto.codigo}`;
+    if (await tx.existsBy(ProductEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
+    const now = this.clock.now();
+    const values = { codigo: dto.codigo, nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
+    const id = await uniqueOr409(this.dialect, duplicate, async () => {
+      const result = await tx.insert(ProductEntity, { ...values, activo: true, createdAt: now, updatedAt: now });
+      return Number(result.identifiers[0]?.id);
+    });
+    await this.audit.record('producto.create', 'producto', id, { after: values });
+    return this.get(id);
+  }
+
+  async update(id: number, dto: UpdateProductDto): Promise<ProductDto> {
+    const product = await this.lock(id);
+    await this.requireActiveReferences(dto.rubroId, dto.productTypeId);
+    const before = { nombre: product.nombre, rubroId: product.rubroId, productTypeId: product.productTypeId };
+    const after = { nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
+    if (before.nombre === after.nombre && before.rubroId === after.rubroId && before.productTypeId === after.productTypeId)
+      return ProductDto.of(product);
+    const now = this.clock.now();
+    await this.txHost.tx.update(ProductEntity, { id }, { ...after, updatedAt: now });
+    await this.audit.record('producto.update', 'producto', id, { before, after });
+    return ProductDto.of({ ...product, ...after, updatedAt: now });
+  }
+
+  async deactivate(id: number): Promise<ProductDto> {
+    const product = await this.lock(id);
+    if (!product.activo) return ProductDto.of(product);
+    return this.setActivo(product, false);
+  }
+
+  /** An active product needs an active rubro and product type, as when it was created. */
+  async reactivate(id: number): Promise<ProductDto> {
+    const product = await this.lock(id);
+    if (product.activo) return ProductDto.of(product);
+    await this.requireActiveReferences(product.rubroId, product.productTypeId);
+    return this.setActivo(product, true);
+  }
+
+  /** 404 unless the product exists; for the price history. Locked (write) when `forUpdate`. */
+  async requireExisting(id: number, forUpdate = false): Promise<void> {
+    if (forUpdate) await this.lock(id);
+    else await this.find(id);
+  }
+
+  /** Missing references are 404 (rubro first); then an inactive rubro, then an inactive product type, are 409. */
+  private async requireActiveReferences(rubroId: number, productTypeId: number): Promise<void> {
+    const tx = this.txHost.tx;
+    if (!(await tx.existsBy(RubroEntity, { id: rubroId }))) throw new NotFoundError('Rubro', rubroId);
+    if (!(await tx.existsBy(ProductTypeEntity, { id: productTypeId }))) throw new NotFoundError('Tipo de producto', productTypeId);
+    await this.rubros.requireActiveForProduct(rubroId);
+    await this.types.requireActiveForProduct(productTypeId);
+  }
+
+  private async setActivo(product: ProductEntity, activo: boolean): Promise<ProductDto> {
+    const now = this.clock.now();
+    await this.txHost.tx.update(ProductEntity, { id: product.id }, { activo, updatedAt: now });
+    await this.audit.record(activo ? 'producto.reactivate' : 'producto.deactivate', 'producto', product.id, {
+      before: { activo: product.activo },
+      after: { activo },
+    });
+    return ProductDto.of({ ...product, activo, updatedAt: now });
+  }
+
+  private async find(id: number): Promise<ProductEntity> {
+    const product = await this.txHost.tx.findOneBy(ProductEntity, { id });
+    if (!product) throw new NotFoundError('Producto', id);
+    return product;
+  }
+
+  private async lock(id: number): Promise<ProductEntity> {
+    const product = await this.txHost.tx.findOne(ProductEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!product) throw new NotFoundError('Producto', id);
+    return product;
+  }
+}

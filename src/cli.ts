@@ -1,0 +1,145 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger } from 'nestjs-pino';
+import { createApp } from './app.factory.js';
+import { AppModule } from './app.module.js';
+import { IntegrityCheckService } from './audit/maintenance/integrity-check.service.js';
+import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenance/maintenance-job.runner.js';
+import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
+import { RetentionService } from './audit/maintenance/retention.service.js';
+import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
+import { buildOpenApiDocument } from './common/swagger/swagger.js';
+import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+
+/**
+ * Operator CLI: `node dist/src/cli.js <command>` (npm run db:migrate | job -- <name> | openapi).
+ * The database is resolved as the server does (DATABASE_URL, or the embedded PostgreSQL under
+ * DATA_DIR, stopped again at the end). Results go to stdout as JSON; progress to stderr.
+ */
+const USAGE = `usage: node dist/src/cli.js <command>
+
+  migrate                      apply pending migrations (npm run db:migrate)
+  job <name>                   run one maintenance job now and print its result (npm run job -- <name>)
+                                 partition-manager   monthly partitions of both event stores through the 3rd month ahead
+                                 retention           audit rows > 10 years, security rows > 5 years, expired history
+                                 integrity-check     versioning and partitions; system.integrity_alert on a failure
+  openapi [--out <file>]       write the OpenAPI document (default: openapi.json at the repository root)
+
+exit codes: 0 done, 1 failed, 2 integrity alert, 64 usage, 75 job busy (another instance runs it), 78 bad configuration`;
+
+const JOBS: Record<MaintenanceJobName, (app: INestApplicationContext) => Promise<JobResult>> = {
+  'partition-manager': (app) => app.get(PartitionManagerService).run(),
+  retention: (app) => app.get(RetentionService).run(),
+  'integrity-check': (app) => app.get(IntegrityCheckService).run(),
+};
+
+const EXIT_FOR_STATUS: Record<JobStatus, number> = { ok: 0, failed: 1, alert: 2, busy: 75 };
+
+class UsageError extends Error {}
+
+const progress = (msg: string) => process.stderr.write(`${msg}\n`);
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 64;
+  }
+  switch (command) {
+    case 'migrate':
+      return withDatabase(async (config, database) => {
+        const applied = await runMigrations(config, database.url, progress);
+        print({ command: 'migrate', applied });
+        return 0;
+      });
+    case 'job':
+      return runJob(args);
+    case 'openapi':
+      return writeOpenApi(args);
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+async function runJob(args: string[]): Promise<number> {
+  const name = args[0] as MaintenanceJobName | undefined;
+  if (!name || !(name in JOBS) || args.length > 1) throw new UsageError(`job needs one of: ${Object.keys(JOBS).join(', ')}`);
+  return withDatabase(async (config, database) => {
+    // No HTTP, and no scheduler: the CLI runs the one job now.
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config: { ...config, jobsEnabled: false }, database }), {
+      bufferLogs: true,
+      abortOnError: false,
+    });
+    try {
+      app.useLogger(app.get(Logger));
+      const result = await JOBS[name](app);
+      print(result);
+      return EXIT_FOR_STATUS[result.status];
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+async function writeOpenApi(args: string[]): Promise<number> {
+  let out = join(repositoryRoot(), 'openapi.json');
+  if (args.length) {
+    if (args[0] !== '--out' || !args[1] || args.length > 2) throw new UsageError('openapi takes only --out <file>');
+    out = resolve(args[1]);
+  }
+  return withDatabase(async (config, database) => {
+    const app = await createApp({ config: { ...config, jobsEnabled: false }, database });
+    try {
+      writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
+      progress(`OpenAPI document written to ${out}`);
+      return 0;
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+/** Loads the configuration, resolves the database, runs `work`, and always stops an embedded database. */
+async function withDatabase(work: (config: AppConfig, database: DatabaseRuntime) => Promise<number>): Promise<number> {
+  const loaded = loadAppConfig();
+  // The result is the CLI's output; the service's own info logs would drown it unless asked for.
+  const config: AppConfig = { ...loaded, logLevel: process.env.LOG_LEVEL ? loaded.logLevel : 'warn' };
+  const database = await resolveDatabase(config, progress);
+  try {
+    return await work(config, database);
+  } finally {
+    await database.stop();
+  }
+}
+
+/** The nearest directory above this file that holds package.json (works from src/ and dist/src/). */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+  return dir;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      process.exit(64);
+    }
+    if (err instanceof ConfigValidationError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

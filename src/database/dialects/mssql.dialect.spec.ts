@@ -1,0 +1,213 @@
+import { describe, expect, it } from '@jest/globals';
+import { type DataSource, MssqlParameter } from 'typeorm';
+import { MssqlDialect } from './mssql.dialect.js';
+
+/**
+ * SQL Server cannot run here: these tests pin the T-SQL the dialect sends and the type of every
+ * parameter, which is what the engine would see.
+ */
+const dialect = new MssqlDialect();
+
+interface Call {
+  sql: string;
+  parameters: unknown[];
+}
+
+/** A stand-in for a DataSource/EntityManager that records each query and answers from a script. */
+function fakeDb(answers: unknown[][] = []) {
+  const calls: Call[] = [];
+  const db = {
+    query: async (sql: string, parameters: unknown[] = []) => {
+      calls.push({ sql, parameters });
+      return answers.shift() ?? [];
+    },
+  };
+  return { db: db as unknown as DataSource, calls };
+}
+
+/** A DataSource whose query runner records its life cycle. */
+function fakeDataSource(lockResult: number) {
+  const events: string[] = [];
+  const calls: Call[] = [];
+  const runner = {
+    connect: async () => void events.push('connect'),
+    startTransaction: async () => void events.push('begin'),
+    rollbackTransaction: async () => void events.push('rollback'),
+    commitTransaction: async () => void events.push('commit'),
+    release: async () => void events.push('release'),
+    query: async (sql: string, parameters: unknown[] = []) => {
+      events.push('query');
+      calls.push({ sql, parameters });
+      return [{ result: lockResult }];
+    },
+  };
+  return { dataSource: { createQueryRunner: () => runner } as unknown as DataSource, events, calls };
+}
+
+const typeOf = (p: unknown) => {
+  expect(p).toBeInstanceOf(MssqlParameter);
+  const m = p as MssqlParameter;
+  return [m.type, ...m.params];
+};
+
+describe('MssqlDialect', () => {
+  describe('audit events page', () => {
+    it('writes the keyset position as an OR of typed datetime2 comparisons, with every filter typed', () => {
+      const { sql, parameters } = dialect.auditEventsPage({
+        actorUserId: 7,
+        targetType: 'usuario',
+        targetId: '42',
+        from: '2025-01-01T00:00:00.000000000Z',
+        to: '2025-03-31T23:59:59.999999900Z',
+        after: { t: '2025-03-01T12:00:00.123456700Z', id: '1234' },
+        rows: 51,
+      });
+      expect(sql).toBe(`SELECT TOP (@7) CAST(e.id AS varchar(20)) AS id,
+       CONCAT(REPLACE(CONVERT(varchar(27), e.occurred_at, 121), ' ', 'T'), 'Z') AS occurred_at,
+       e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,
+       LOWER(CAST(e.correlation_id AS char(36))) AS correlation_id, e.action, e.target_type, e.target_id, e.metadata
+FROM dbo.audit_events e
+LEFT JOIN dbo.users u ON u.id = e.actor_user_id
+WHERE e.actor_user_id = @0
+  AND e.target_type = @1
+  AND e.target_id = @2
+  AND e.occurred_at >= @3
+  AND e.occurred_at <= @4
+  AND e.occurred_at <= @5
+  AND (e.occurred_at < @5 OR (e.occurred_at = @5 AND e.id < @6))
+ORDER BY e.occurred_at DESC, e.id DESC`);
+      expect(parameters.map(typeOf)).toEqual([['int'], ['nvarchar', 64], ['nvarchar', 128], ['datetime2', 7], ['datetime2', 7], ['datetime2', 7], ['bigint'], ['int']]);
+      expect((parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
+        7, 'usuario', '42', '2025-01-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z', '2025-03-01T12:00:00.123Z', '1234', 51,
+      ]);
+    });
+
+    it('keeps the 100-ns digits of the cursor instant beyond the Date milliseconds', () => {
+      const { parameters } = dialect.auditEventsPage({ after: { t: '2025-03-01T12:00:00.123456700Z', id: '9' }, rows: 2 });
+      const t = (parameters[0] as MssqlParameter).value as Date & { nanosecondDelta?: number };
+      expect(t.toISOString()).toBe('2025-03-01T12:00:00.123Z');
+      expect(t.nanosecondDelta).toBeCloseTo(0.0004567, 10);
+    });
+
+    it('reads the first page without a WHERE clause', () => {
+      const { sql, parameters } = dialect.auditEventsPage({ rows: 51 });
+      expect(sql).toContain('SELECT TOP (@0) ');
+      expect(sql).not.toContain('WHERE');
+      expect(sql).toMatch(/ORDER BY e\.occurred_at DESC, e\.id DESC$/);
+      expect(parameters.map(typeOf)).toEqual([['int']]);
+    });
+  });
+
+  describe('job lock', () => {
+    it('takes sp_getapplock without waiting, owned by a transaction of its own, and releases it by ending that transaction', async () => {
+      const { dataSource, events, calls } = fakeDataSource(0);
+      const lock = await dialect.tryJobLock(dataSource, 'maintenance:retention');
+      expect(lock).not.toBeNull();
+      expect(calls[0]!.sql).toBe(`DECLARE @result int;
+EXEC @result = sp_getapplock @Resource = @0, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
+SELECT @result AS result;`);
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 255]]);
+      expect((calls[0]!.parameters[0] as MssqlParameter).value).toBe('job:maintenance:retention');
+      expect(events).toEqual(['connect', 'begin', 'query']);
+      await lock!.release();
+      expect(events).toEqual(['connect', 'begin', 'query', 'rollback', 'release']);
+    });
+
+    it('reports a lock held elsewhere (negative result) as null and gives the connection back', async () => {
+      const { dataSource, events } = fakeDataSource(-1);
+      expect(await dialect.tryJobLock(dataSource, 'maintenance:retention')).toBeNull();
+      expect(events).toEqual(['connect', 'begin', 'query', 'rollback', 'release']);
+    });
+  });
+
+  describe('catalog checks', () => {
+    it('reads system versioning from sys.tables temporal_type and history_table_id', async () => {
+      const { db, calls } = fakeDb([[
+        { table_name: 'users', enabled: 1, history_table: 'users_history', history_exists: 1 },
+        { table_name: 'roles', enabled: 0, history_table: null, history_exists: 0 },
+      ]]);
+      expect(await dialect.versioningState(db, ['users', 'roles'])).toEqual([
+        { table: 'users', enabled: true, historyTable: 'users_history', historyTableExists: true },
+        { table: 'roles', enabled: false, historyTable: null, historyTableExists: false },
+      ]);
+      expect(calls[0]!.sql).toContain('CASE WHEN t.temporal_type = 2 THEN 1 ELSE 0 END AS enabled');
+      expect(calls[0]!.sql).toContain('FROM (VALUES (1, @0), (2, @1)) AS n(ord, name)');
+      expect(calls[0]!.sql).toContain('LEFT JOIN sys.tables h ON h.object_id = t.history_table_id');
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['nvarchar', 128]]);
+    });
+
+    it('reads the history retention period and unit, and whether the database enforces it', async () => {
+      const { db, calls } = fakeDb([[
+        { table_name: 'users', retention: '10 YEAR', years: 10, enforced: 1 },
+        { table_name: 'roles', retention: '6 MONTH', years: null, enforced: 0 },
+      ]]);
+      expect(await dialect.historyRetention(db, ['users', 'roles'])).toEqual([
+        { table: 'users', retention: '10 YEAR', years: 10, enforced: true },
+        { table: 'roles', retention: '6 MONTH', years: null, enforced: false },
+      ]);
+      expect(calls[0]!.sql).toContain('t.history_retention_period_unit = 6 THEN t.history_retention_period');
+      expect(calls[0]!.sql).toContain('t.history_retention_period_unit = 5 AND t.history_retention_period % 12 = 0');
+      expect(calls[0]!.sql).toContain('CAST(d.is_temporal_history_retention_enabled AS int) AS enforced');
+      expect(calls[0]!.sql).toContain('WHERE d.database_id = DB_ID()');
+    });
+
+    it('reads partition boundaries from sys.partition_range_values and turns n boundaries into n + 1 ranges', async () => {
+      const b = (iso: string) => new Date(iso);
+      const { db, calls } = fakeDb([[{ boundary: b('2025-03-01T00:00:00Z') }, { boundary: b('2025-04-01T00:00:00Z') }]]);
+      expect(await dialect.partitionRanges(db, 'audit_events')).toEqual([
+        { name: 'audit_events partition 1', from: null, to: b('2025-03-01T00:00:00Z') },
+        { name: 'audit_events partition 2', from: b('2025-03-01T00:00:00Z'), to: b('2025-04-01T00:00:00Z') },
+        { name: 'audit_events partition 3', from: b('2025-04-01T00:00:00Z'), to: null },
+      ]);
+      expect(calls[0]!.sql).toContain('JOIN sys.partition_range_values prv ON prv.function_id = ps.function_id');
+      expect(calls[0]!.sql).toContain('WHERE i.object_id = OBJECT_ID(@0) AND i.index_id IN (0, 1)');
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 256]]);
+      expect((calls[0]!.parameters[0] as MssqlParameter).value).toBe('dbo.audit_events');
+    });
+  });
+
+  describe('maintenance', () => {
+    it('has dbo.ensure_monthly_partitions split the missing monthly boundaries, with the first days of both months as dates', async () => {
+      // The SPLIT / NEXT USED loop lives in the procedure (migrations/mssql/1763712000000-platform.ts,
+      // pinned by test/database/mssql-migrations.spec.ts), the one implementation the migration,
+      // the job and an operator share.
+      const { db, calls } = fakeDb([[{ created: 2 }]]);
+      expect(await dialect.ensureMonthlyPartitions(db, 'security_events', new Date('2025-03-15T10:00:00Z'), new Date('2025-06-30T00:00:00Z'))).toBe(2);
+      const { sql, parameters } = calls[0]!;
+      expect(sql).toBe('EXEC dbo.ensure_monthly_partitions @0, @1, @2');
+      expect(parameters.map(typeOf)).toEqual([['nvarchar', 128], ['date'], ['date']]);
+      expect((parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
+        'security_events', '2025-03-01T00:00:00.000Z', '2025-06-01T00:00:00.000Z',
+      ]);
+    });
+
+    it('empties the expired partitions with TRUNCATE … WITH (PARTITIONS …)', async () => {
+      const { db, calls } = fakeDb([[{ truncated: '1,2' }]]);
+      expect(await dialect.dropPartitionsOlderThan(db, 'audit_events', new Date('2015-03-15T00:00:00Z'))).toEqual(['audit_events partition 1', 'audit_events partition 2']);
+      expect(calls[0]!.sql).toContain(`SET @sql = N'SELECT @n = $PARTITION.' + QUOTENAME(@pf) + N'(@cutoff);';`);
+      expect(calls[0]!.sql).toContain(`SET @sql = N'TRUNCATE TABLE ' + @table + N' WITH (PARTITIONS (' + @list + N'));';`);
+      expect(calls[0]!.sql).toContain('AND p.partition_number < @n AND p.rows > 0');
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 256], ['datetime2', 7]]);
+    });
+
+    it('deletes expired rows in chunks of TOP (n) with a datetime2 cutoff', async () => {
+      const { db, calls } = fakeDb([[{ deleted: 5000 }]]);
+      expect(await dialect.deleteRowsOlderThan(db, 'security_events', new Date('2020-01-01T00:00:00Z'), 5000)).toBe(5000);
+      // not starting with DELETE: TypeORM answers [recordset, rowsAffected] to a query whose first word is DELETE
+      expect(calls[0]!.sql).toBe(`DECLARE @deleted int;
+DELETE TOP (@1) FROM dbo.[security_events] WHERE occurred_at < @0;
+SET @deleted = @@ROWCOUNT;
+SELECT @deleted AS deleted;`);
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['datetime2', 7], ['int']]);
+    });
+
+    it('leaves history retention to the engine (HISTORY_RETENTION_PERIOD)', async () => {
+      expect(await dialect.deleteHistoryOlderThan()).toBeNull();
+    });
+
+    it('never interpolates a table name that is not an event store', async () => {
+      const { db } = fakeDb();
+      await expect(dialect.deleteRowsOlderThan(db, 'users; DROP TABLE x' as never, new Date(), 1)).rejects.toThrow(/not an event store/);
+    });
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from '@jest/globals';
+import { createRequire } from 'node:module';
+import { type DataSource, type EntityManager, MssqlParameter, QueryFailedError } from 'typeorm';
+import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
+import type { ConnectionSettings } from './sql-dialect.js';
+
+/**
+ * The SQL Server dialect's connection, error and typing rules, without a server (the T-SQL of
+ * the audit and maintenance methods is pinned in mssql.dialect.spec.ts). Dates must travel as
+ * datetime2(7) — never datetime, whose 1/300 s rounding breaks keyset cursors and "as of" reads.
+ */
+interface Call {
+  sql: string;
+  parameters: unknown[];
+}
+
+function recorder(answer: () => unknown = () => [{}]): { db: EntityManager & DataSource; calls: Call[] } {
+  const calls: Call[] = [];
+  const db = {
+    query: async (sql: string, parameters: unknown[] = []) => {
+      calls.push({ sql, parameters });
+      return answer();
+    },
+  };
+  return { db: db as unknown as EntityManager & DataSource, calls };
+}
+
+const settings = (url: string): ConnectionSettings => ({ url, poolSize: 7, statementTimeoutMs: 15_000, connectTimeoutMs: 5000, applicationName: 'spec' });
+const options = (url: string) => new MssqlDialect().dataSourceOptions(settings(url)) as unknown as Record<string, any>;
+const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+const dialect = new MssqlDialect();
+
+describe('MssqlDialect connection and typing', () => {
+  describe('connection options', () => {
+    it('reads host, port, credentials and database from an mssql:// URL, with UTC dates and lower-case GUIDs', () => {
+      const o = options('mssql://sa:P%40ss@db.example:14330/medios?encrypt=false');
+      expect(o).toMatchObject({ type: 'mssql', host: 'db.example', port: 14330, username: 'sa', password: 'P@ss', database: 'medios', requestTimeout: 15_000 });
+      expect(o.options).toMatchObject({ useUTC: true, lowerCaseGuids: true, encrypt: false, appName: 'spec' });
+      expect(o.pool).toMatchObject({ max: 7 });
+    });
+
+    it('accepts sqlserver:// too and defaults to port 1433, database master and an encrypted connection', () => {
+      const o = options('sqlserver://app:pw@sql1');
+      expect(o).toMatchObject({ host: 'sql1', port: 1433, database: 'master' });
+      expect(o.options.encrypt).toBe(true);
+    });
+
+    it('reaches a named instance through the SQL Browser, without a port', () => {
+      const o = options('mssql://app:pw@sql1/medios?instanceName=SQLEXPRESS');
+      expect(o.port).toBeUndefined();
+      expect(o.options.instanceName).toBe('SQLEXPRESS');
+    });
+
+    it('hands TypeORM an mssql driver that types an untyped Date parameter as datetime2, not datetime', () => {
+      const driver = options('mssql://sa:pw@h/db').driver as { getTypeByValue(v: unknown): unknown; DateTime2: unknown; DateTime: unknown };
+      expect(driver).toBe(mssqlDriver());
+      expect(driver).toBe(createRequire(import.meta.url)('mssql'));
+      expect(driver.getTypeByValue(new Date())).toBe(driver.DateTime2);
+      expect(driver.getTypeByValue(new Date())).not.toBe(driver.DateTime);
+    });
+  });
+
+  describe('errors', () => {
+    const failed = (number: number) => new QueryFailedError('INSERT …', [], Object.assign(new Error('x'), { number }));
+
+    it.each([2601, 2627])('treats error %i as a unique violation', (n) => {
+      expect(dialect.isUniqueViolation(failed(n))).toBe(true);
+    });
+
+    it('does not treat a foreign-key or check violation (547) as a unique violation', () => {
+      expect(dialect.isUniqueViolation(failed(547))).toBe(false);
+      expect(dialect.isUniqueViolation(new Error('x'))).toBe(false);
+    });
+
+    it('treats socket and login failures as connection failures, a statement timeout not', () => {
+      const err = (name: string, code: string) => Object.assign(new Error(code), { name, code });
+      expect(dialect.isConnectionFailure(err('ConnectionError', 'ESOCKET'))).toBe(true);
+      expect(dialect.isConnectionFailure(err('ConnectionError', 'ETIMEOUT'))).toBe(true);
+      expect(dialect.isConnectionFailure(new QueryFailedError('SELECT 1', [], err('ConnectionError', 'ECONNCLOSED')))).toBe(true);
+      expect(dialect.isConnectionFailure(err('RequestError', 'ETIMEOUT'))).toBe(false);
+      expect(dialect.isConnectionFailure(err('RequestError', 'EREQUEST'))).toBe(false);
+    });
+  });
+
+  describe('statements', () => {
+    it('refuses a table that is not an event store before reaching the database', async () => {
+      const { db, calls } = recorder();
+      await expect(dialect.ensureMonthlyPartitions(db, 'users' as never, new Date(), new Date())).rejects.toThrow(/not an event store/);
+      expect(calls).toHaveLength(0);
+    });
+
+    it('reads a versioned table as of an instant with FOR SYSTEM_TIME AS OF a datetime2(7) parameter', async () => {
+      const { db, calls } = recorder(() => []);
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      await dialect.selectAsOf(db, 'roles', ['id', 'codigo'], { codigo: 'admin', id: 1 }, at);
+      expect(flat(calls[0]!.sql)).toBe('SELECT [id], [codigo] FROM dbo.[roles] FOR SYSTEM_TIME AS OF @0 WHERE [codigo] = @1 AND [id] = @2');
+      expect(calls[0]!.parameters).toEqual([new MssqlParameter(at, 'datetime2', 7), new MssqlParameter('admin', 'nvarchar', 4000), new MssqlParameter(1, 'int')]);
+    });
+
+    it('refuses an as-of column name that is not a plain identifier', async () => {
+      const { db } = recorder();
+      await expect(dialect.selectAsOf(db, 'users', ['id; DROP TABLE users'], {}, new Date())).rejects.toThrow(/identifier/);
+    });
+
+    it('takes a transaction-owned application lock and fails the statement when it is not granted', async () => {
+      const { db, calls } = recorder();
+      await dialect.transactionLock(db, 'roles', 'shared');
+      const s = flat(calls[0]!.sql);
+      expect(s).toContain("EXEC @result = sp_getapplock @Resource = @0, @LockMode = @1, @LockOwner = 'Transaction'");
+      expect(s).toContain('IF @result < 0 THROW');
+      expect(calls[0]!.parameters).toEqual(['roles', 'Shared']);
+    });
+
+    it('never names the datetime type and sends every Date as a typed datetime2 or date parameter', async () => {
+      const { db, calls } = recorder();
+      const at = new Date('2026-01-01T00:00:00Z');
+      await dialect.ensureMonthlyPartitions(db, 'audit_events', at, at);
+      await dialect.selectAsOf(db, 'users', ['id'], {}, at);
+      await dialect.versioningState(db, ['users']);
+      await dialect.historyRetention(db, ['users']);
+      await dialect.partitionRanges(db, 'audit_events');
+      await dialect.dropPartitionsOlderThan(db, 'audit_events', at);
+      await dialect.deleteRowsOlderThan(db, 'audit_events', at, 10);
+      await dialect.transactionLock(db, 'x', 'exclusive');
+      const page = dialect.auditEventsPage({ from: '2026-01-01T00:00:00.000000000Z', to: '2026-02-01T00:00:00.000000000Z', after: { t: '2026-01-15T00:00:00.000000000Z', id: '1' }, rows: 1 });
+      calls.push({ sql: page.sql, parameters: page.parameters });
+      expect(calls.length).toBeGreaterThanOrEqual(9);
+      for (const { sql, parameters } of calls) {
+        expect(sql).not.toMatch(/\bdatetime\b(?!2)/i);
+        for (const p of parameters) {
+          expect(p).not.toBeInstanceOf(Date);
+          if (p instanceof MssqlParameter && p.value instanceof Date) expect(['datetime2', 'date']).toContain(p.type);
+        }
+      }
+    });
+  });
+});

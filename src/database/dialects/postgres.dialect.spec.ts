@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { PostgresDialect } from './postgres.dialect.js';
+
+const dialect = new PostgresDialect();
+
+describe('PostgresDialect audit events page', () => {
+  it('writes the keyset position as a row comparison plus a plain bound that prunes partitions, at microsecond precision', () => {
+    const { sql, parameters } = dialect.auditEventsPage({
+      actorUserId: 7,
+      targetType: 'usuario',
+      targetId: '42',
+      from: '2025-01-01T00:00:00.000000000Z',
+      to: '2025-03-31T23:59:59.999999900Z',
+      after: { t: '2025-03-01T12:00:00.123456700Z', id: '1234' },
+      rows: 51,
+    });
+    expect(sql).toBe(`SELECT e.id::text AS id,
+       to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at,
+       e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,
+       e.correlation_id::text AS correlation_id, e.action, e.target_type, e.target_id, e.metadata::text AS metadata
+FROM audit_events e
+LEFT JOIN users u ON u.id = e.actor_user_id
+WHERE e.actor_user_id = $1
+  AND e.target_type = $2
+  AND e.target_id = $3
+  AND e.occurred_at >= $4::timestamptz
+  AND e.occurred_at <= $5::timestamptz
+  AND e.occurred_at <= $6::timestamptz
+  AND (e.occurred_at, e.id) < ($6::timestamptz, $7::bigint)
+ORDER BY e.occurred_at DESC, e.id DESC
+LIMIT $8`);
+    expect(parameters).toEqual([7, 'usuario', '42', '2025-01-01T00:00:00.000000Z', '2025-03-31T23:59:59.999999Z', '2025-03-01T12:00:00.123456Z', '1234', 51]);
+  });
+
+  it('reads the first page without a WHERE clause', () => {
+    const { sql, parameters } = dialect.auditEventsPage({ rows: 51 });
+    expect(sql).not.toContain('WHERE');
+    expect(parameters).toEqual([51]);
+  });
+});

@@ -1,0 +1,64 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { Trim } from '../../common/validation/transforms.js';
+import type { IngresosBrutosEntity } from '../ingresos-brutos.entity.js';
+import { PROVINCIA_CODIGOS, type Provincia } from '../provincias.js';
+import { ALICUOTA, IsRawDecimal } from '../raw-decimal.js';
+
+const ALICUOTA_DOC = {
+  type: Number,
+  example: 3.5,
+  minimum: 0,
+  maximum: 100,
+  multipleOf: 0.0001,
+  description: 'A JSON number (never a string) from 0 to 100 with at most 4 decimals, checked on the raw body.',
+};
+
+/** The body of create and update (every field of an entry is editable). */
+export class IngresosBrutosBodyDto {
+  @ApiProperty({
+    enum: PROVINCIA_CODIGOS,
+    example: 'SALTA',
+    description: 'One of `GET /api/v1/admin/fiscal/provincias`; one active entry per provincia.',
+  })
+  @IsIn(PROVINCIA_CODIGOS, { message: 'provincia debe ser un código de GET /api/v1/admin/fiscal/provincias' })
+  provincia: Provincia;
+
+  @ApiProperty({ example: 'Ingresos brutos Salta, actividad general', maxLength: 200 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  descripcion: string;
+
+  @ApiProperty(ALICUOTA_DOC)
+  @IsRawDecimal(ALICUOTA)
+  alicuota: number;
+}
+
+export class IngresosBrutosDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ enum: PROVINCIA_CODIGOS, example: 'SALTA' }) provincia: Provincia;
+  @ApiProperty({ example: 'Ingresos brutos Salta, actividad general' }) descripcion: string;
+  @ApiProperty({ example: 3.5 }) alicuota: number;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: IngresosBrutosEntity): IngresosBrutosDto {
+    return {
+      id: e.id,
+      provincia: e.provincia,
+      descripcion: e.descripcion,
+      alicuota: e.alicuota,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class ProvinciaDto {
+  @ApiProperty({ example: 'SALTA' }) codigo: string;
+  @ApiProperty({ example: 'Salta' }) nombre: string;
+}

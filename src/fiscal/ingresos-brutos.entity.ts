@@ -1,0 +1,29 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { decimalTransformer, TIMESTAMP } from '../database/column-types.js';
+import type { Provincia } from './provincias.js';
+
+/** ingresos_brutos: the gross-income-tax rate of a provincia; one active entry per provincia. */
+@Entity({ name: 'ingresos_brutos' })
+export class IngresosBrutosEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar' })
+  provincia: Provincia;
+
+  @Column({ type: 'varchar' })
+  descripcion: string;
+
+  /** numeric(7,4): exact in the store, a JSON number in the API */
+  @Column({ type: 'decimal', precision: 7, scale: 4, transformer: decimalTransformer })
+  alicuota: number;
+
+  @Column({ type: 'boolean' })
+  activo: boolean;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+}

@@ -1,0 +1,90 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
+import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
+import { PathId } from '../medios/path-id.js';
+import { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
+import { CreateTipoIvaDto, TipoIvaDto, UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
+import { FISCAL_PERMISSION } from './provincias.controller.js';
+import { PORCENTAJE, RawDecimalBody } from './raw-decimal.js';
+import { TiposIvaService } from './tipos-iva.service.js';
+
+const BAD_PORCENTAJE: [number, string] = [
+  400,
+  '`validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`).',
+];
+
+@ApiTags('fiscal')
+@RequirePermission(FISCAL_PERMISSION)
+@Controller('api/v1/admin/fiscal/tipos-iva')
+export class TiposIvaController {
+  constructor(private readonly tipos: TiposIvaService) {}
+
+  @Post()
+  @RawDecimalBody({ porcentaje: PORCENTAJE })
+  @ApiOperation({
+    summary: 'Create a tipo de IVA',
+    description:
+      '`codigo` is the AFIP integer code, unique (409 `duplicado`). `porcentaje` is checked on the raw JSON body before binding. Audited as `tipo_iva.create`.',
+  })
+  @ApiCreatedResponse({ type: TipoIvaDto, description: 'Created; `Location` points at the tipo de IVA.' })
+  @ApiFiscalErrors(BAD_PORCENTAJE, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
+  async create(@Body() dto: CreateTipoIvaDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<TipoIvaDto> {
+    const tipo = await this.tipos.create(dto);
+    reply.header('location', `/api/v1/admin/fiscal/tipos-iva/${tipo.id}`);
+    return tipo;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List tipos de IVA', description: 'Every tipo de IVA ordered by codigo; `activo` filters by state.' })
+  @ApiOkResponse({ type: [TipoIvaDto] })
+  @ApiFiscalErrors(400, 401, 403)
+  list(@Query() query: FiscalListQueryDto): Promise<TipoIvaDto[]> {
+    return this.tipos.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a tipo de IVA', description: 'One tipo de IVA, active or not.' })
+  @ApiOkResponse({ type: TipoIvaDto })
+  @ApiFiscalErrors(400, 401, 403, 404)
+  get(@PathId() id: number): Promise<TipoIvaDto> {
+    return this.tipos.get(id);
+  }
+
+  @Put(':id')
+  @RawDecimalBody({ porcentaje: PORCENTAJE })
+  @ApiOperation({
+    summary: 'Update a tipo de IVA',
+    description: 'Replaces `descripcion` and `porcentaje`; `codigo` is immutable (400 `campo_inmutable`). Audited as `tipo_iva.update`.',
+  })
+  @ApiOkResponse({ type: TipoIvaDto })
+  @ApiFiscalErrors(BAD_PORCENTAJE, 401, 403, 404)
+  update(@PathId() id: number, @Body() dto: UpdateTipoIvaDto): Promise<TipoIvaDto> {
+    return this.tipos.update(id, dto);
+  }
+
+  @Post(':id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a tipo de IVA',
+    description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `tipo_iva.deactivate`.',
+  })
+  @ApiOkResponse({ type: TipoIvaDto })
+  @ApiFiscalErrors(400, 401, 403, 404)
+  deactivate(@PathId() id: number): Promise<TipoIvaDto> {
+    return this.tipos.deactivate(id);
+  }
+
+  @Post(':id/reactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a tipo de IVA',
+    description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `tipo_iva.reactivate`.',
+  })
+  @ApiOkResponse({ type: TipoIvaDto })
+  @ApiFiscalErrors(400, 401, 403, 404)
+  reactivate(@PathId() id: number): Promise<TipoIvaDto> {
+    return this.tipos.reactivate(id);
+  }
+}

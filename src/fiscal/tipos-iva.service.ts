@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { AuditService } from '../audit/audit.service.js';
+import { Clock } from '../common/context/clock.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
+import { type CreateTipoIvaDto, TipoIvaDto, type UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
+import { uniqueOrDuplicate } from './store-errors.js';
+import { TipoIvaEntity } from './tipo-iva.entity.js';
+
+/** Tipos de IVA (SEED 2.6, 4.7): AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
+@Injectable()
+export class TiposIvaService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async create(dto: CreateTipoIvaDto): Promise<TipoIvaDto> {
+    const tx = this.txHost.tx;
+    const duplicate = `Ya existe un tipo de IVA con codigo ${dto.codigo}`;
+    if (await tx.existsBy(TipoIvaEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
+    const now = this.clock.now();
+    const id = await uniqueOrDuplicate(this.dialect, duplicate, async () => {
+      const result = await tx.insert(TipoIvaEntity, {
+        codigo: dto.codigo,
+        descripcion: dto.descripcion,
+        porcentaje: dto.porcentaje,
+        activo: true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return Number(result.identifiers[0]?.id);
+    });
+    await this.audit.record('tipo_iva.create', 'tipo_iva', id, {
+      after: { codigo: dto.codigo, descripcion: dto.descripcion, porcentaje: dto.porcentaje },
+    });
+    return TipoIvaDto.of(await this.find(id));
+  }
+
+  async list(query: FiscalListQueryDto): Promise<TipoIvaDto[]> {
+    const rows = await this.txHost.tx.find(TipoIvaEntity, {
+      where: query.activo === undefined ? {} : { activo: query.activo },
+      order: { codigo: 'ASC' },
+    });
+    return rows.map((r) => TipoIvaDto.of(r));
+  }
+
+  async get(id: number): Promise<TipoIvaDto> {
+    return TipoIvaDto.of(await this.find(id));
+  }
+
+  async update(id: number, dto: UpdateTipoIvaDto): Promise<TipoIvaDto> {
+    const tipo = await this.lock(id);
+    await this.txHost.tx.update(TipoIvaEntity, { id }, { descripcion: dto.descripcion, porcentaje: dto.porcentaje, updatedAt: this.clock.now() });
+    await this.audit.record('tipo_iva.update', 'tipo_iva', id, {
+      before: { descripcion: tipo.descripcion, porcentaje: tipo.porcentaje },
+      after: { descripcion: dto.descripcion, porcentaje: dto.porcentaje },
+    });
+    return TipoIvaDto.of(await this.find(id));
+  }
+
+  deactivate(id: number): Promise<TipoIvaDto> {
+    return this.setActivo(id, false);
+  }
+
+  reactivate(id: number): Promise<TipoIvaDto> {
+    return this.setActivo(id, true);
+  }
+
+  private async setActivo(id: number, activo: boolean): Promise<TipoIvaDto> {
+    const tipo = await this.lock(id);
+    if (tipo.activo === activo) return TipoIvaDto.of(tipo);
+    const now = this.clock.now();
+    await this.txHost.tx.update(TipoIvaEntity, { id }, { activo, updatedAt: now });
+    await this.audit.record(activo ? 'tipo_iva.reactivate' : 'tipo_iva.deactivate', 'tipo_iva', id, {
+      before: { activo: tipo.activo },
+      after: { activo },
+    });
+    return TipoIvaDto.of({ ...tipo, activo, updatedAt: now });
+  }
+
+  private async lock(id: number): Promise<TipoIvaEntity> {
+    const tipo = await this.txHost.tx.findOne(TipoIvaEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!tipo) throw new NotFoundError('Tipo de IVA', id);
+    return tipo;
+  }
+
+  private async find(id: number): Promise<TipoIvaEntity> {
+    const tipo = await this.txHost.tx.findOneBy(TipoIvaEntity, { id });
+    if (!tipo) throw new NotFoundError('Tipo de IVA', id);
+    return tipo;
+  }
+}

@@ -1,0 +1,61 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { ImmutableField } from '../../common/validation/validation.js';
+import { CODIGO_PATTERN } from '../medios.rules.js';
+import type { MedioEntity } from '../medio.entity.js';
+
+export class CreateMedioDto {
+  @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
+  @IsString()
+  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  codigo: string;
+
+  @ApiProperty({ example: 'Diario del Norte', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+}
+
+export class UpdateMedioDto {
+  @ApiProperty({ example: 'Diario del Norte', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  codigo?: unknown;
+}
+
+export class MediosQueryDto {
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) medios; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+}
+
+export class MedioDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'DIARIO_NORTE' }) codigo: string;
+  @ApiProperty({ example: 'Diario del Norte' }) nombre: string;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: MedioEntity): MedioDto {
+    return {
+      id: e.id,
+      codigo: e.codigo,
+      nombre: e.nombre,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}

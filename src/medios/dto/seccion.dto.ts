@@ -1,0 +1,97 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
+import { ImmutableField } from '../../common/validation/validation.js';
+import { CODIGO_PATTERN, MAX_ID, TIPOS_SECCION, type TipoSeccion } from '../medios.rules.js';
+import type { SeccionEntity } from '../seccion.entity.js';
+
+const TIPO_MESSAGE = `tipo debe ser uno de: ${TIPOS_SECCION.join(', ')}`;
+
+export class CreateSeccionDto {
+  @ApiProperty({ example: 1, description: 'The parent medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  medioId: number;
+
+  @ApiProperty({
+    example: 'CLASIF',
+    pattern: CODIGO_PATTERN.source,
+    description: '1..20 characters of [A-Z0-9_]; unique within the medio; immutable.',
+  })
+  @IsString()
+  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  codigo: string;
+
+  @ApiProperty({ example: 'Clasificados', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' })
+  @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
+  tipo: TipoSeccion;
+}
+
+export class UpdateSeccionDto {
+  @ApiProperty({ example: 'Clasificados', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' })
+  @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
+  tipo: TipoSeccion;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  medioId?: unknown;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  codigo?: unknown;
+}
+
+export class SeccionesQueryDto {
+  @ApiPropertyOptional({ description: 'Only the secciones of this medio.' })
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  medioId?: number;
+
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) secciones; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+}
+
+export class SeccionDto {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 1 }) medioId: number;
+  @ApiProperty({ example: 'CLASIF' }) codigo: string;
+  @ApiProperty({ example: 'Clasificados' }) nombre: string;
+  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' }) tipo: TipoSeccion;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: SeccionEntity): SeccionDto {
+    return {
+      id: e.id,
+      medioId: e.medioId,
+      codigo: e.codigo,
+      nombre: e.nombre,
+      tipo: e.tipo,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}

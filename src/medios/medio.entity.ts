@@ -1,0 +1,24 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP } from '../database/column-types.js';
+
+/** medios: a media outlet; `codigo` unique globally and immutable. */
+@Entity({ name: 'medios' })
+export class MedioEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'varchar' })
+  codigo: string;
+
+  @Column({ type: 'varchar' })
+  nombre: string;
+
+  @Column({ type: 'boolean' })
+  activo: boolean;
+
+  @Column({ name: 'created_at', type: TIMESTAMP })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: TIMESTAMP })
+  updatedAt: Date;
+}

@@ -1,0 +1,81 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
+import { ApiErrors } from '../common/swagger/problem.dto.js';
+import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/medio.dto.js';
+import { MediosService } from './medios.service.js';
+import { PathId } from './path-id.js';
+
+export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
+
+@ApiTags('medios')
+@RequirePermission(MEDIOS_PERMISSION)
+@Controller('api/v1/admin/medios')
+export class MediosController {
+  constructor(private readonly medios: MediosService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create a medio',
+    description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
+  })
+  @ApiCreatedResponse({ type: MedioDto, description: 'Created; `Location` points at the medio.' })
+  @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
+  async create(@Body() dto: CreateMedioDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<MedioDto> {
+    const medio = await this.medios.create(dto);
+    reply.header('location', `/api/v1/admin/medios/${medio.id}`);
+    return medio;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List medios', description: 'Every medio ordered by codigo; `activo` filters by state.' })
+  @ApiOkResponse({ type: [MedioDto] })
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: MediosQueryDto): Promise<MedioDto[]> {
+    return this.medios.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a medio', description: 'One medio, active or not.' })
+  @ApiOkResponse({ type: MedioDto })
+  @ApiErrors(400, 401, 403, 404)
+  get(@PathId() id: number): Promise<MedioDto> {
+    return this.medios.get(id);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a medio',
+    description: 'Replaces `nombre`. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `medio.update`.',
+  })
+  @ApiOkResponse({ type: MedioDto })
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404)
+  update(@PathId() id: number, @Body() dto: UpdateMedioDto): Promise<MedioDto> {
+    return this.medios.update(id, dto);
+  }
+
+  @Post(':id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a medio',
+    description: 'Idempotent: deactivating an inactive medio answers 200 and writes no audit event. Audited as `medio.deactivate`.',
+  })
+  @ApiOkResponse({ type: MedioDto })
+  @ApiErrors(400, 401, 403, 404)
+  deactivate(@PathId() id: number): Promise<MedioDto> {
+    return this.medios.deactivate(id);
+  }
+
+  @Post(':id/reactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a medio',
+    description: 'Idempotent: reactivating an active medio answers 200 and writes no audit event. Audited as `medio.reactivate`.',
+  })
+  @ApiOkResponse({ type: MedioDto })
+  @ApiErrors(400, 401, 403, 404)
+  reactivate(@PathId() id: number): Promise<MedioDto> {
+    return this.medios.reactivate(id);
+  }
+}

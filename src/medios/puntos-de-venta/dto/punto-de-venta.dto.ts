@@ -1,0 +1,119 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../../../common/pagination/page.js';
+import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
+import { ImmutableField } from '../../../common/validation/validation.js';
+import { MAX_ID } from '../../medios.rules.js';
+import type { PuntoDeVentaEntity } from '../punto-de-venta.entity.js';
+
+export const NUMERO_AFIP_MAX = 99_999;
+
+export class CreatePuntoDeVentaDto {
+  @ApiProperty({ example: 1, description: 'The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  medioId: number;
+
+  @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX, description: 'AFIP point-of-sale number, unique within the medio.' })
+  @IsInt()
+  @Min(1)
+  @Max(NUMERO_AFIP_MAX)
+  numeroAFIP: number;
+
+  @ApiProperty({ example: 'Casa central', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  domicilio: string;
+}
+
+export class UpdatePuntoDeVentaDto {
+  @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX, description: 'AFIP point-of-sale number, unique within the medio.' })
+  @IsInt()
+  @Min(1)
+  @Max(NUMERO_AFIP_MAX)
+  numeroAFIP: number;
+
+  @ApiProperty({ example: 'Casa central', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  domicilio: string;
+
+  /** a point of sale never moves to another medio: 400 campo_inmutable */
+  @ImmutableField()
+  medioId?: unknown;
+}
+
+export class PuntosDeVentaQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only the points of sale of this medio.' })
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  medioId?: number;
+
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) points of sale; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+}
+
+export class PuntoDeVentaLookupDto {
+  @ApiProperty({ example: 1 })
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  medioId: number;
+
+  @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX })
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(NUMERO_AFIP_MAX)
+  numeroAFIP: number;
+}
+
+export class PuntoDeVentaDto {
+  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ example: 1 }) medioId: number;
+  @ApiProperty({ example: 3 }) numeroAFIP: number;
+  @ApiProperty({ example: 'Casa central' }) nombre: string;
+  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta' }) domicilio: string;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(e: PuntoDeVentaEntity): PuntoDeVentaDto {
+    return {
+      id: e.id,
+      medioId: e.medioId,
+      numeroAFIP: e.numeroAFIP,
+      nombre: e.nombre,
+      domicilio: e.domicilio,
+      activo: e.activo,
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,123 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
+import { type Page, PageOf } from '../../common/pagination/page.js';
+import { ApiErrors } from '../../common/swagger/problem.dto.js';
+import {
+  CreatePuntoDeVentaDto,
+  PuntoDeVentaDto,
+  PuntoDeVentaLookupDto,
+  PuntosDeVentaQueryDto,
+  UpdatePuntoDeVentaDto,
+} from './dto/punto-de-venta.dto.js';
+import { PuntosDeVentaService } from './puntos-de-venta.service.js';
+import { PathId } from '../path-id.js';
+
+export const PUNTOS_DE_VENTA_PERMISSION = 'administracion:puntos_de_venta:gestionar';
+
+/** The eight operations of API.md "Puntos de venta"; one of them lives under /medios/{medioId}. */
+@ApiTags('puntos de venta')
+@RequirePermission(PUNTOS_DE_VENTA_PERMISSION)
+@Controller('api/v1/admin')
+export class PuntosDeVentaController {
+  constructor(private readonly puntos: PuntosDeVentaService) {}
+
+  @Post('puntos-de-venta')
+  @ApiOperation({
+    summary: 'Create a point of sale',
+    description:
+      'Under an existing (404) and active (409 `medio_inactivo`) medio. `numeroAFIP` (1..99999) is unique within the medio (409 `duplicado`). Audited as `punto_de_venta.create`.',
+  })
+  @ApiCreatedResponse({ type: PuntoDeVentaDto, description: 'Created; `Location` points at the point of sale.' })
+  @ApiErrors(
+    400,
+    401,
+    403,
+    [404, 'The medio does not exist (`no_encontrado`).'],
+    [409, 'numeroAFIP taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
+  )
+  async create(@Body() dto: CreatePuntoDeVentaDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PuntoDeVentaDto> {
+    const pdv = await this.puntos.create(dto);
+    reply.header('location', `/api/v1/admin/puntos-de-venta/${pdv.id}`);
+    return pdv;
+  }
+
+  @Get('puntos-de-venta')
+  @ApiOperation({ summary: 'List points of sale (paged)', description: 'Ordered by medioId and numeroAFIP; `medioId` and `activo` filter.' })
+  @ApiOkResponse({ type: PageOf(PuntoDeVentaDto) })
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
+    return this.puntos.list(query);
+  }
+
+  // declared before ':id' so the static segment is never read as an id
+  @Get('puntos-de-venta/lookup')
+  @ApiOperation({
+    summary: 'Find a point of sale by medio and AFIP number',
+    description: 'The point of sale (active or not) with that `numeroAFIP` in that medio, or 404.',
+  })
+  @ApiOkResponse({ type: PuntoDeVentaDto })
+  @ApiErrors(400, 401, 403, 404)
+  lookup(@Query() query: PuntoDeVentaLookupDto): Promise<PuntoDeVentaDto> {
+    return this.puntos.lookup(query);
+  }
+
+  @Get('puntos-de-venta/:id')
+  @ApiOperation({ summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
+  @ApiOkResponse({ type: PuntoDeVentaDto })
+  @ApiErrors(400, 401, 403, 404)
+  get(@PathId() id: number): Promise<PuntoDeVentaDto> {
+    return this.puntos.get(id);
+  }
+
+  @Put('puntos-de-venta/:id')
+  @ApiOperation({
+    summary: 'Update a point of sale',
+    description:
+      'Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive, 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.',
+  })
+  @ApiOkResponse({ type: PuntoDeVentaDto })
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [
+    409,
+    'numeroAFIP taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).',
+  ])
+  update(@PathId() id: number, @Body() dto: UpdatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
+    return this.puntos.update(id, dto);
+  }
+
+  @Post('puntos-de-venta/:id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a point of sale',
+    description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.deactivate`.',
+  })
+  @ApiOkResponse({ type: PuntoDeVentaDto })
+  @ApiErrors(400, 401, 403, 404)
+  deactivate(@PathId() id: number): Promise<PuntoDeVentaDto> {
+    return this.puntos.deactivate(id);
+  }
+
+  @Post('puntos-de-venta/:id/reactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a point of sale',
+    description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.reactivate`.',
+  })
+  @ApiOkResponse({ type: PuntoDeVentaDto })
+  @ApiErrors(400, 401, 403, 404)
+  reactivate(@PathId() id: number): Promise<PuntoDeVentaDto> {
+    return this.puntos.reactivate(id);
+  }
+
+  @Get('medios/:medioId/puntos-de-venta')
+  @ApiOperation({
+    summary: 'Points of sale of a medio',
+    description: 'Every point of sale of the medio (active or not), ordered by numeroAFIP; 404 when the medio does not exist.',
+  })
+  @ApiOkResponse({ type: [PuntoDeVentaDto] })
+  @ApiErrors(400, 401, 403, [404, 'The medio does not exist (`no_encontrado`).'])
+  listOfMedio(@PathId('medioId') medioId: number): Promise<PuntoDeVentaDto[]> {
+    return this.puntos.listOfMedio(medioId);
+  }
+}

@@ -1,0 +1,145 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { type FindOptionsWhere, Not } from 'typeorm';
+import { AuditService } from '../../audit/audit.service.js';
+import { Clock } from '../../common/context/clock.js';
+import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
+import { type Page, pageOf } from '../../common/pagination/page.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { MediosService } from '../medios.service.js';
+import { uniqueOrDuplicate } from '../store-errors.js';
+import {
+  type CreatePuntoDeVentaDto,
+  PuntoDeVentaDto,
+  type PuntoDeVentaLookupDto,
+  type PuntosDeVentaQueryDto,
+  type UpdatePuntoDeVentaDto,
+} from './dto/punto-de-venta.dto.js';
+import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
+
+/**
+ * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
+ * need an active medio (409 `medio_inactivo`); an inactive point of sale may still be updated.
+ * There is deliberately no number reservation or next-number operation.
+ */
+@Injectable()
+export class PuntosDeVentaService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly medios: MediosService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async create(dto: CreatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
+    await this.medios.requireActive(dto.medioId);
+    await this.ensureNumeroFree(dto.medioId, dto.numeroAFIP);
+    const now = this.clock.now();
+    const id = await uniqueOrDuplicate(this.dialect, duplicateMessage(dto.medioId, dto.numeroAFIP), async () => {
+      const result = await this.txHost.tx.insert(PuntoDeVentaEntity, {
+        medioId: dto.medioId,
+        numeroAFIP: dto.numeroAFIP,
+        nombre: dto.nombre,
+        domicilio: dto.domicilio,
+        activo: true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return Number(result.identifiers[0]?.id);
+    });
+    await this.audit.record('punto_de_venta.create', 'punto_de_venta', id, {
+      after: { medioId: dto.medioId, numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
+    });
+    return PuntoDeVentaDto.of(await this.find(id));
+  }
+
+  async list(query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
+    const { page, pageSize, skip, take } = pageOf(query);
+    const where: FindOptionsWhere<PuntoDeVentaEntity> = {};
+    if (query.medioId !== undefined) where.medioId = query.medioId;
+    if (query.activo !== undefined) where.activo = query.activo;
+    const [rows, total] = await this.txHost.tx.findAndCount(PuntoDeVentaEntity, {
+      where,
+      order: { medioId: 'ASC', numeroAFIP: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
+    return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
+  }
+
+  async listOfMedio(medioId: number): Promise<PuntoDeVentaDto[]> {
+    await this.medios.requireExisting(medioId);
+    const rows = await this.txHost.tx.find(PuntoDeVentaEntity, { where: { medioId }, order: { numeroAFIP: 'ASC' } });
+    return rows.map((r) => PuntoDeVentaDto.of(r));
+  }
+
+  async get(id: number): Promise<PuntoDeVentaDto> {
+    return PuntoDeVentaDto.of(await this.find(id));
+  }
+
+  async lookup(query: PuntoDeVentaLookupDto): Promise<PuntoDeVentaDto> {
+    const row = await this.txHost.tx.findOneBy(PuntoDeVentaEntity, { medioId: query.medioId, numeroAFIP: query.numeroAFIP });
+    if (!row) throw new DomainError('no_encontrado', `El medio ${query.medioId} no tiene un punto de venta ${query.numeroAFIP}`);
+    return PuntoDeVentaDto.of(row);
+  }
+
+  async update(id: number, dto: UpdatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
+    const pdv = await this.lock(id);
+    await this.medios.requireActive(pdv.medioId);
+    if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
+    const now = this.clock.now();
+    await uniqueOrDuplicate(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () =>
+      this.txHost.tx.update(PuntoDeVentaEntity, { id }, { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now }),
+    );
+    await this.audit.record('punto_de_venta.update', 'punto_de_venta', id, {
+      before: { numeroAFIP: pdv.numeroAFIP, nombre: pdv.nombre, domicilio: pdv.domicilio },
+      after: { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
+    });
+    return PuntoDeVentaDto.of({ ...pdv, numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now });
+  }
+
+  deactivate(id: number): Promise<PuntoDeVentaDto> {
+    return this.setActivo(id, false);
+  }
+
+  reactivate(id: number): Promise<PuntoDeVentaDto> {
+    return this.setActivo(id, true);
+  }
+
+  private async setActivo(id: number, activo: boolean): Promise<PuntoDeVentaDto> {
+    const pdv = await this.lock(id);
+    if (pdv.activo === activo) return PuntoDeVentaDto.of(pdv);
+    const now = this.clock.now();
+    await this.txHost.tx.update(PuntoDeVentaEntity, { id }, { activo, updatedAt: now });
+    await this.audit.record(activo ? 'punto_de_venta.reactivate' : 'punto_de_venta.deactivate', 'punto_de_venta', id, {
+      before: { activo: pdv.activo },
+      after: { activo },
+    });
+    return PuntoDeVentaDto.of({ ...pdv, activo, updatedAt: now });
+  }
+
+  /** The friendly 409; the unique constraint (medio_id, numero_afip) is the guarantee under races. */
+  private async ensureNumeroFree(medioId: number, numeroAFIP: number, exceptId?: number): Promise<void> {
+    const where: FindOptionsWhere<PuntoDeVentaEntity> = { medioId, numeroAFIP };
+    if (exceptId !== undefined) where.id = Not(exceptId);
+    if (await this.txHost.tx.existsBy(PuntoDeVentaEntity, where)) throw new DomainError('duplicado', duplicateMessage(medioId, numeroAFIP));
+  }
+
+  private async lock(id: number): Promise<PuntoDeVentaEntity> {
+    const pdv = await this.txHost.tx.findOne(PuntoDeVentaEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!pdv) throw new NotFoundError('Punto de venta', id);
+    return pdv;
+  }
+
+  private async find(id: number): Promise<PuntoDeVentaEntity> {
+    const pdv = await this.txHost.tx.findOneBy(PuntoDeVentaEntity, { id });
+    if (!pdv) throw new NotFoundError('Punto de venta', id);
+    return pdv;
+  }
+}
+
+function duplicateMessage(medioId: number, numeroAFIP: number): string {
+  return `El medio ${medioId} ya tiene un punto de venta con numeroAFIP ${numeroAFIP}`;
+}

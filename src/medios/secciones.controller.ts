@@ -1,0 +1,92 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
+import { ApiErrors } from '../common/swagger/problem.dto.js';
+import { CreateSeccionDto, SeccionDto, SeccionesQueryDto, UpdateSeccionDto } from './dto/seccion.dto.js';
+import { MEDIOS_PERMISSION } from './medios.controller.js';
+import { SeccionesService } from './secciones.service.js';
+import { PathId } from './path-id.js';
+
+const MEDIO_INACTIVO: [number, string] = [409, 'The parent medio is inactive (`medio_inactivo`).'];
+
+@ApiTags('secciones')
+@RequirePermission(MEDIOS_PERMISSION)
+@Controller('api/v1/admin/secciones')
+export class SeccionesController {
+  constructor(private readonly secciones: SeccionesService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create a seccion',
+    description:
+      'Under an existing (404) and active (409 `medio_inactivo`) medio. `codigo` is unique within the medio (409 `duplicado`); another medio may use the same codigo. Audited as `seccion.create`.',
+  })
+  @ApiCreatedResponse({ type: SeccionDto, description: 'Created; `Location` points at the seccion.' })
+  @ApiErrors(
+    400,
+    401,
+    403,
+    [404, 'The medio does not exist (`no_encontrado`).'],
+    [409, 'The codigo is taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
+  )
+  async create(@Body() dto: CreateSeccionDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SeccionDto> {
+    const seccion = await this.secciones.create(dto);
+    reply.header('location', `/api/v1/admin/secciones/${seccion.id}`);
+    return seccion;
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List secciones', description: 'Ordered by medioId and codigo; `medioId` and `activo` filter.' })
+  @ApiOkResponse({ type: [SeccionDto] })
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: SeccionesQueryDto): Promise<SeccionDto[]> {
+    return this.secciones.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a seccion', description: 'One seccion, active or not.' })
+  @ApiOkResponse({ type: SeccionDto })
+  @ApiErrors(400, 401, 403, 404)
+  get(@PathId() id: number): Promise<SeccionDto> {
+    return this.secciones.get(id);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a seccion',
+    description:
+      'Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.update`.',
+  })
+  @ApiOkResponse({ type: SeccionDto })
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, MEDIO_INACTIVO)
+  update(@PathId() id: number, @Body() dto: UpdateSeccionDto): Promise<SeccionDto> {
+    return this.secciones.update(id, dto);
+  }
+
+  @Post(':id/deactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a seccion',
+    description:
+      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.',
+  })
+  @ApiOkResponse({ type: SeccionDto })
+  @ApiErrors(400, 401, 403, 404, MEDIO_INACTIVO)
+  deactivate(@PathId() id: number): Promise<SeccionDto> {
+    return this.secciones.deactivate(id);
+  }
+
+  @Post(':id/reactivate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Reactivate a seccion',
+    description:
+      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.',
+  })
+  @ApiOkResponse({ type: SeccionDto })
+  @ApiErrors(400, 401, 403, 404, MEDIO_INACTIVO)
+  reactivate(@PathId() id: number): Promise<SeccionDto> {
+    return this.secciones.reactivate(id);
+  }
+}

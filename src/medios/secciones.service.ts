@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { FindOptionsWhere } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
+import { Clock } from '../common/context/clock.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import { type CreateSeccionDto, SeccionDto, type SeccionesQueryDto, type UpdateSeccionDto } from './dto/seccion.dto.js';
+import { MediosService } from './medios.service.js';
+import { SeccionEntity } from './seccion.entity.js';
+import { uniqueOrDuplicate } from './store-errors.js';
+
+/**
+ * Secciones (SEED 2.6, 3.2, 4.5): codigo unique within its medio, medioId and codigo immutable,
+ * and every write needs an active parent medio (409 `medio_inactivo`).
+ */
+@Injectable()
+export class SeccionesService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly medios: MediosService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async create(dto: CreateSeccionDto): Promise<SeccionDto> {
+    await this.medios.requireActive(dto.medioId);
+    const tx = this.txHost.tx;
+    const duplicate = `El medio ${dto.medioId} ya tiene una seccion con codigo ${dto.codigo}`;
+    if (await tx.existsBy(SeccionEntity, { medioId: dto.medioId, codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
+    const now = this.clock.now();
+    const id = await uniqueOrDuplicate(this.dialect, duplicate, async () => {
+      const result = await tx.insert(SeccionEntity, {
+        medioId: dto.medioId,
+        codigo: dto.codigo,
+        nombre: dto.nombre,
+        tipo: dto.tipo,
+        activo: true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return Number(result.identifiers[0]?.id);
+    });
+    await this.audit.record('seccion.create', 'seccion', id, {
+      after: { medioId: dto.medioId, codigo: dto.codigo, nombre: dto.nombre, tipo: dto.tipo },
+    });
+    return SeccionDto.of(await this.find(id));
+  }
+
+  async list(query: SeccionesQueryDto): Promise<SeccionDto[]> {
+    const where: FindOptionsWhere<SeccionEntity> = {};
+    if (query.medioId !== undefined) where.medioId = query.medioId;
+    if (query.activo !== undefined) where.activo = query.activo;
+    const rows = await this.txHost.tx.find(SeccionEntity, { where, order: { medioId: 'ASC', codigo: 'ASC' } });
+    return rows.map((r) => SeccionDto.of(r));
+  }
+
+  async get(id: number): Promise<SeccionDto> {
+    return SeccionDto.of(await this.find(id));
+  }
+
+  async update(id: number, dto: UpdateSeccionDto): Promise<SeccionDto> {
+    const seccion = await this.lockWithActiveMedio(id);
+    const now = this.clock.now();
+    await this.txHost.tx.update(SeccionEntity, { id }, { nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
+    await this.audit.record('seccion.update', 'seccion', id, {
+      before: { nombre: seccion.nombre, tipo: seccion.tipo },
+      after: { nombre: dto.nombre, tipo: dto.tipo },
+    });
+    return SeccionDto.of({ ...seccion, nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
+  }
+
+  deactivate(id: number): Promise<SeccionDto> {
+    return this.setActivo(id, false);
+  }
+
+  reactivate(id: number): Promise<SeccionDto> {
+    return this.setActivo(id, true);
+  }
+
+  private async setActivo(id: number, activo: boolean): Promise<SeccionDto> {
+    const seccion = await this.lockWithActiveMedio(id);
+    if (seccion.activo === activo) return SeccionDto.of(seccion);
+    const now = this.clock.now();
+    await this.txHost.tx.update(SeccionEntity, { id }, { activo, updatedAt: now });
+    await this.audit.record(activo ? 'seccion.reactivate' : 'seccion.deactivate', 'seccion', id, {
+      before: { activo: seccion.activo },
+      after: { activo },
+    });
+    return SeccionDto.of({ ...seccion, activo, updatedAt: now });
+  }
+
+  /** The seccion, locked for the write (404 if missing), whose medio must be active (409). */
+  private async lockWithActiveMedio(id: number): Promise<SeccionEntity> {
+    const seccion = await this.txHost.tx.findOne(SeccionEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+    if (!seccion) throw new NotFoundError('Seccion', id);
+    await this.medios.requireActive(seccion.medioId);
+    return seccion;
+  }
+
+  private async find(id: number): Promise<SeccionEntity> {
+    const seccion = await this.txHost.tx.findOneBy(SeccionEntity, { id });
+    if (!seccion) throw new NotFoundError('Seccion', id);
+    return seccion;
+  }
+}

@@ -1,0 +1,80 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { ImmutableField } from '../../common/validation/validation.js';
+import type { RoleEntity } from '../role.entity.js';
+import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
+
+export class CreateRoleDto {
+  @ApiProperty({ example: 'cobranzas', pattern: ROLE_CODE_PATTERN.source, maxLength: ROLE_CODE_MAX_LENGTH, description: 'Lowercase letters, digits and `_`, a letter first; unique (inactive roles included); immutable.' })
+  @IsString()
+  @MaxLength(ROLE_CODE_MAX_LENGTH)
+  @Matches(ROLE_CODE_PATTERN, { message: 'codigo debe cumplir ^[a-z][a-z0-9_]*$' })
+  codigo: string;
+
+  @ApiProperty({ example: 'Cobranzas', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, default: '' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(500)
+  descripcion?: string;
+}
+
+export class UpdateRoleDto {
+  @ApiProperty({ example: 'Cobranzas', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, description: 'Kept as it is when absent.' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(500)
+  descripcion?: string;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  codigo?: unknown;
+}
+
+export class RolesQueryDto {
+  @ApiPropertyOptional({ description: 'Include inactive roles (default false: active roles only).' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  incluirInactivos?: boolean;
+}
+
+export class RolDto {
+  @ApiProperty({ example: 'supervisor' }) codigo: string;
+  @ApiProperty({ example: 'Supervisor' }) nombre: string;
+  @ApiProperty({ example: 'Supervisión de medios, puntos de venta y catálogo' }) descripcion: string;
+  @ApiProperty() activo: boolean;
+
+  static of(r: Pick<RoleEntity, 'codigo' | 'nombre' | 'descripcion' | 'activo'>): RolDto {
+    return { codigo: r.codigo, nombre: r.nombre, descripcion: r.descripcion, activo: Boolean(r.activo) };
+  }
+}
+
+export class ReplaceRolePermissionsDto {
+  @ApiProperty({ type: [String], example: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'], description: 'The complete new set: codes of the catalog (GET /api/v1/permisos); duplicates are ignored.' })
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  permisos: string[];
+}
+
+export class RolePermissionsDto {
+  @ApiProperty({ example: 'supervisor' }) codigo: string;
+  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'], description: 'Sorted.' }) permisos: string[];
+}

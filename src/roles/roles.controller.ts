@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
+import { ApiErrors } from '../common/swagger/problem.dto.js';
+import { AsOfQueryDto } from './dto/as-of.dto.js';
+import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
+import { ParseRoleCodePipe } from './role-code.pipe.js';
+import { HISTORY_PERMISSION, ROLES_PERMISSION } from './roles.rules.js';
+import { RolesService } from './roles.service.js';
+
+const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
+
+@ApiTags('roles')
+@RequirePermission(ROLES_PERMISSION)
+@Controller('api/v1/roles')
+export class RolesController {
+  constructor(private readonly roles: RolesService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List roles', description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.' })
+  @ApiOkResponse({ type: [RolDto] })
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
+    return this.roles.list(query);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a role', description: '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.' })
+  @ApiCreatedResponse({ type: RolDto, description: 'Created; `Location` points at the role.' })
+  @ApiErrors(400, 401, 403, [409, 'The codigo is taken, possibly by an inactive role (`duplicado`).'])
+  async create(@Body() dto: CreateRoleDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<RolDto> {
+    const role = await this.roles.create(dto);
+    reply.header('location', `/api/v1/roles/${role.codigo}`);
+    return role;
+  }
+
+  @Get(':codigo')
+  @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
+  @ApiOkResponse({ type: RolDto })
+  @ApiErrors([400, BAD_CODE], 401, 403, 404)
+  get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
+    return this.roles.get(codigo);
+  }
+
+  @Put(':codigo')
+  @ApiOperation({ summary: 'Update a role', description: 'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.' })
+  @ApiOkResponse({ type: RolDto })
+  @ApiErrors([400, `${BAD_CODE} An immutable field in the body is \`campo_inmutable\`.`], 401, 403, 404)
+  update(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: UpdateRoleDto): Promise<RolDto> {
+    return this.roles.update(codigo, dto);
+  }
+
+  @Delete(':codigo')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Deactivate a role (soft delete)',
+    description: 'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
+  })
+  @ApiNoContentResponse({ description: 'The role is inactive.' })
+  @ApiErrors([400, BAD_CODE], 401, 403, 404, [409, 'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).'])
+  async deactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<void> {
+    await this.roles.deactivate(codigo);
+  }
+
+  @Post(':codigo/reactivate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Reactivate a role', description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.' })
+  @ApiOkResponse({ type: RolDto })
+  @ApiErrors([400, BAD_CODE], 401, 403, 404)
+  reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
+    return this.roles.reactivate(codigo);
+  }
+
+  @Get(':codigo/permisos')
+  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @ApiOperation({
+    summary: "A role's permissions",
+    description:
+      'The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). ' +
+      'With `asOf`, the set as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.',
+  })
+  @ApiOkResponse({ type: RolePermissionsDto })
+  @ApiErrors([400, `${BAD_CODE} Also an unparsable or future \`asOf\`.`], 401, 403, [404, 'No such role (at `asOf`, when given).'])
+  permissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Query() query: AsOfQueryDto): Promise<RolePermissionsDto> {
+    return query.asOf === undefined ? this.roles.permissionsOf(codigo) : this.roles.permissionsAsOf(codigo, query.asOf);
+  }
+
+  @Put(':codigo/permisos')
+  @ApiOperation({
+    summary: "Replace a role's permissions",
+    description:
+      'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +
+      'Refused with 409 `anti_lockout` when no active user would keep both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`. ' +
+      'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays.',
+  })
+  @ApiOkResponse({ type: RolePermissionsDto })
+  @ApiErrors([400, `${BAD_CODE} Also an unknown permission code.`], 401, 403, 404, [409, 'The change would leave no administrator (`anti_lockout`).'])
+  replacePermissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: ReplaceRolePermissionsDto): Promise<RolePermissionsDto> {
+    return this.roles.replacePermissions(codigo, dto.permisos);
+  }
+}

@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { In } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
+import { Clock } from '../common/context/clock.js';
+import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import { UserEntity } from '../users/user.entity.js';
+import { AntiLockoutService } from './anti-lockout.service.js';
+import { type CreateRoleDto, RolDto, type RolePermissionsDto, type RolesQueryDto, type UpdateRoleDto } from './dto/role.dto.js';
+import { RolePermissionEntity } from './permission.entity.js';
+import { PermissionsService } from './permissions.service.js';
+import { PointInTimeService } from './point-in-time.service.js';
+import { RoleEntity } from './role.entity.js';
+
+/**
+ * Roles (SEED 2.2, 3.2, 4.3): codigo unique (inactive roles included) and immutable; DELETE
+ * deactivates, refused while an active user holds the role; permission sets replaced whole.
+ * Audit events use the role's codigo as targetId.
+ */
+@Injectable()
+export class RolesService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+    private readonly permissions: PermissionsService,
+    private readonly antiLockout: AntiLockoutService,
+    private readonly history: PointInTimeService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async list(query: RolesQueryDto): Promise<RolDto[]> {
+    const rows = await this.txHost.tx.find(RoleEntity, { where: query.incluirInactivos ? {} : { activo: true } });
+    return rows.map((r) => RolDto.of(r)).sort((a, b) => (a.codigo < b.codigo ? -1 : 1));
+  }
+
+  async get(codigo: string): Promise<RolDto> {
+    return RolDto.of(await this.find(codigo));
+  }
+
+  async create(dto: CreateRoleDto): Promise<RolDto> {
+    const tx = this.txHost.tx;
+    const duplicate = `Ya existe un rol con codigo ${dto.codigo}`;
+    if (await tx.existsBy(RoleEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
+    const now = this.clock.now();
+    const role = { codigo: dto.codigo, nombre: dto.nombre, descripcion: dto.descripcion ?? '', activo: true, createdAt: now, updatedAt: now };
+    try {
+      await tx.insert(RoleEntity, role);
+    } catch (err) {
+      if (this.dialect.isUniqueViolation(err)) throw new DomainError('duplicado', duplicate);
+      throw err;
+    }
+    await this.audit.record('rol.create', 'rol', dto.codigo, { after: { codigo: role.codigo, nombre: role.nombre, descripcion: role.descripcion } });
+    return RolDto.of(role);
+  }
+
+  async update(codigo: string, dto: UpdateRoleDto): Promise<RolDto> {
+    const role = await this.find(codigo, true);
+    const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? role.descripcion };
+    await this.txHost.tx.update(RoleEntity, { id: role.id }, { ...after, updatedAt: this.clock.now() });
+    await this.audit.record('rol.update', 'rol', codigo, { before: { nombre: role.nombre, descripcion: role.descripcion }, after });
+    return RolDto.of({ ...role, ...after });
+  }
+
+  /** DELETE: soft delete. 409 `rol_en_uso` while an active user holds the role; a repeat is a no-op. */
+  async deactivate(codigo: string): Promise<void> {
+    await this.antiLockout.lock();
+    const role = await this.find(codigo, true);
+    if (!role.activo) return;
+    const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
+    if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
+    await this.txHost.tx.update(RoleEntity, { id: role.id }, { activo: false, updatedAt: this.clock.now() });
+    // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
+    await this.antiLockout.assertAdministratorRemains();
+    await this.audit.record('rol.deactivate', 'rol', codigo, { before: { activo: true }, after: { activo: false } });
+  }
+
+  /** Idempotent: reactivating an active role answers it and writes no event. */
+  async reactivate(codigo: string): Promise<RolDto> {
+    const role = await this.find(codigo, true);
+    if (role.activo) return RolDto.of(role);
+    await this.txHost.tx.update(RoleEntity, { id: role.id }, { activo: true, updatedAt: this.clock.now() });
+    await this.audit.record('rol.reactivate', 'rol', codigo, { before: { activo: false }, after: { activo: true } });
+    return RolDto.of({ ...role, activo: true });
+  }
+
+  async permissionsOf(codigo: string): Promise<RolePermissionsDto> {
+    const role = await this.find(codigo);
+    return { codigo, permisos: await this.permissions.ofRole(role.id) };
+  }
+
+  /** The role's permission set as it was at `asOf`: 404 when the role did not exist then. */
+  async permissionsAsOf(codigo: string, rawAsOf: string): Promise<RolePermissionsDto> {
+    const asOf = this.history.instant(rawAsOf);
+    const [role] = await this.history.rows<{ id: number }>('roles', ['id'], { codigo }, asOf);
+    if (!role) throw new DomainError('no_encontrado', `El rol ${codigo} no existía en ${asOf.toISOString()}`);
+    return { codigo, permisos: await this.permissions.ofRoleAsOf(Number(role.id), asOf) };
+  }
+
+  /**
+   * Replaces the role's permission set (only the difference is written, so the history keeps
+   * unchanged grants as one version). 400 for unknown codes; anti-lockout applies.
+   */
+  async replacePermissions(codigo: string, requested: readonly string[]): Promise<RolePermissionsDto> {
+    await this.antiLockout.lock();
+    const role = await this.find(codigo, true);
+    const wanted = await this.permissions.requireKnown(requested, 'permisos');
+    const before = await this.permissions.ofRole(role.id);
+    const after = wanted.map((p) => p.codigo);
+
+    const tx = this.txHost.tx;
+    const removed = before.filter((c) => !after.includes(c));
+    if (removed.length) {
+      const removedIds = (await this.permissions.requireKnown(removed, 'permisos')).map((p) => p.id);
+      await tx.delete(RolePermissionEntity, { roleId: role.id, permissionId: In(removedIds) });
+    }
+    const added = wanted.filter((p) => !before.includes(p.codigo));
+    if (added.length) await tx.insert(RolePermissionEntity, added.map((p) => ({ roleId: role.id, permissionId: p.id })));
+    if (removed.length) await this.antiLockout.assertAdministratorRemains();
+
+    await this.audit.record('rol.permisos_update', 'rol', codigo, { before, after });
+    return { codigo, permisos: after };
+  }
+
+  /**
+   * The role a user is being given, or undefined when it does not exist. Its row stays
+   * share-locked until the transaction ends, so a concurrent DELETE of the role waits and then
+   * sees the new holder (rol_en_uso) instead of leaving an active user on an inactive role.
+   */
+  async lockForAssignment(codigo: string): Promise<RoleEntity | undefined> {
+    const role = await this.txHost.tx
+      .getRepository(RoleEntity)
+      .createQueryBuilder('r')
+      .setLock('pessimistic_read')
+      .where('r.codigo = :codigo', { codigo })
+      .getOne();
+    return role ?? undefined;
+  }
+
+  /** The role by codigo, 404 when missing; `forUpdate` locks its row until the transaction ends. */
+  private async find(codigo: string, forUpdate = false): Promise<RoleEntity> {
+    const qb = this.txHost.tx.getRepository(RoleEntity).createQueryBuilder('r').where('r.codigo = :codigo', { codigo });
+    if (forUpdate) qb.setLock('pessimistic_write');
+    const role = await qb.getOne();
+    if (!role) throw new NotFoundError('El rol', codigo);
+    return role;
+  }
+}

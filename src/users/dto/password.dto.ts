@@ -1,0 +1,21 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsNotEmpty, IsString } from 'class-validator';
+
+export class ChangeOwnPasswordDto {
+  @ApiProperty({ format: 'password', description: 'The current password (400 `password_actual_incorrecto` when wrong).' })
+  @IsString()
+  @IsNotEmpty()
+  currentPassword: string;
+
+  @ApiProperty({
+    format: 'password',
+    description: 'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.',
+  })
+  @IsString()
+  newPassword: string;
+}
+
+export class TemporaryPasswordDto {
+  @ApiProperty({ example: 'q7RkT2mVx9PfaB3n', description: 'Shown once: it is stored only as a bcrypt hash and never audited or logged.' })
+  temporaryPassword: string;
+}

@@ -1,0 +1,27 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
+
+export class UpdateOverridesDto {
+  @ApiProperty({ type: [String], example: ['catalogo:rubros:gestionar'], description: 'Codes granted on top of the role (codes of GET /api/v1/permisos).' })
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  granted: string[];
+
+  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar'], description: 'Codes denied whatever the role or `granted` say; a code may not be in both lists.' })
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  denied: string[];
+}
+
+/** A user's permission view; every array sorted. */
+export class UserPermissionsDto {
+  @ApiProperty({ example: 7 }) userId: number;
+  @ApiProperty({ example: 'juan.perez' }) username: string;
+  @ApiProperty({ example: 'supervisor' }) rol: string;
+  @ApiProperty({ type: [String], description: "The role's permissions (none while the role is inactive)." }) rolPermisos: string[];
+  @ApiProperty({ type: [String] }) granted: string[];
+  @ApiProperty({ type: [String] }) denied: string[];
+  @ApiProperty({ type: [String], description: '(rolPermisos ∪ granted) − denied: a deny always wins.' }) efectivos: string[];
+}

@@ -1,0 +1,147 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page.js';
+import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { ImmutableField } from '../../common/validation/validation.js';
+import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
+import type { UserEntity } from '../user.entity.js';
+
+/**
+ * Usernames: 3 to 50 characters of letters, digits, `.`, `_` and `-` (no spaces, nothing a log
+ * or a URL would need to escape). Unique and case-sensitive on both engines, like sign-in.
+ */
+export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
+
+// Emails need no TLD: back-office users live on intranet domains too (the bootstrap admin is admin@localhost).
+const ROL = { example: 'supervisor', pattern: ROLE_CODE_PATTERN.source, description: 'Code of an existing active role (else 400).' };
+
+export class CreateUserDto {
+  @ApiProperty({ example: 'juan.perez', pattern: USERNAME_PATTERN.source, description: '3..50 characters of [A-Za-z0-9._-]; unique, case-sensitive (409 `duplicado`); immutable.' })
+  @IsString()
+  @Matches(USERNAME_PATTERN, { message: 'username debe tener de 3 a 50 caracteres de [A-Za-z0-9._-]' })
+  username: string;
+
+  @ApiProperty({
+    example: 'Cambiar-esta-clave-1',
+    format: 'password',
+    description: 'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
+  })
+  @IsString()
+  password: string;
+
+  @ApiProperty({ example: 'Juan', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ example: 'Pérez', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  apellido: string;
+
+  @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })
+  @Trim()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
+  email: string;
+
+  @ApiProperty(ROL)
+  @IsString()
+  @MaxLength(ROLE_CODE_MAX_LENGTH)
+  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
+  rol: string;
+}
+
+/** PUT replaces the editable fields; `username` is immutable (400 `campo_inmutable`). */
+export class UpdateUserDto {
+  @ApiProperty({ example: 'Juan', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  nombre: string;
+
+  @ApiProperty({ example: 'Pérez', maxLength: 100 })
+  @Trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  apellido: string;
+
+  @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })
+  @Trim()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
+  email: string;
+
+  @ApiProperty(ROL)
+  @IsString()
+  @MaxLength(ROLE_CODE_MAX_LENGTH)
+  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
+  rol: string;
+
+  /** not accepted: 400 campo_inmutable */
+  @ImmutableField()
+  username?: unknown;
+}
+
+export class UsersQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of username, nombre, apellido or email.', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+
+  @ApiPropertyOptional({ description: 'Only users of this role (code).', example: 'cajero' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(ROLE_CODE_MAX_LENGTH)
+  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
+  rol?: string;
+
+  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) users; both when absent.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  activo?: boolean;
+}
+
+/** A user as the API shows it: never a password or a hash. */
+export class UsuarioDto {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 'juan.perez' }) username: string;
+  @ApiProperty({ example: 'Juan' }) nombre: string;
+  @ApiProperty({ example: 'Pérez' }) apellido: string;
+  @ApiProperty({ example: 'juan.perez@example.com' }) email: string;
+  @ApiProperty({ example: 'supervisor', description: 'Role code.' }) rol: string;
+  @ApiProperty() activo: boolean;
+  @ApiProperty({ description: 'Informational: the frontend asks for a new password; the service restricts nothing.' }) mustChangePassword: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last sign-in.' }) ultimoLogin: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+
+  static of(u: Omit<UserEntity, 'passwordHash' | 'permissionOverrides' | 'roleId'>, rol: string): UsuarioDto {
+    return {
+      id: u.id,
+      username: u.username,
+      nombre: u.nombre,
+      apellido: u.apellido,
+      email: u.email,
+      rol,
+      activo: Boolean(u.activo),
+      mustChangePassword: Boolean(u.mustChangePassword),
+      ultimoLogin: u.ultimoLogin ? new Date(u.ultimoLogin).toISOString() : null,
+      createdAt: new Date(u.createdAt).toISOString(),
+      updatedAt: new Date(u.updatedAt).toISOString(),
+    };
+  }
+}
+
+/** The answer of POST /api/v1/users: the same shape as UsuarioDto (API.md `UsuarioCreatedDto`). */
+export class UsuarioCreatedDto extends UsuarioDto {}

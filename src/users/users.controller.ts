@@ -1,0 +1,166 @@
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
+import { Authenticated, RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
+import { type Page, PageOf } from '../common/pagination/page.js';
+import { ApiErrors } from '../common/swagger/problem.dto.js';
+// The raw-path-segment id decorator: `@Param('id', ParseIdPipe) id: number` rejects every id
+// because the global ValidationPipe turns the segment into a number first (see path-id.ts).
+import { PathId } from '../medios/path-id.js';
+import { AsOfQueryDto } from '../roles/dto/as-of.dto.js';
+import { HISTORY_PERMISSION } from '../roles/roles.rules.js';
+import { ChangeOwnPasswordDto, TemporaryPasswordDto } from './dto/password.dto.js';
+import { UpdateOverridesDto, UserPermissionsDto } from './dto/user-permissions.dto.js';
+import { CreateUserDto, UpdateUserDto, UsuarioCreatedDto, UsuarioDto, UsersQueryDto } from './dto/user.dto.js';
+import { UserPasswordsService } from './user-passwords.service.js';
+import { UserPermissionsService } from './user-permissions.service.js';
+import { UsersService } from './users.service.js';
+
+export const USERS_READ = 'administracion:usuarios:ver';
+export const USERS_MANAGE = 'administracion:usuarios:gestionar';
+
+const ANTI_LOCKOUT = 'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
+const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
+
+@ApiTags('users')
+@Controller('api/v1/users')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly passwords: UserPasswordsService,
+    private readonly userPermissions: UserPermissionsService,
+  ) {}
+
+  // Declared before the `:id` routes: the caller's own password is not a user id.
+  @Put('me/password')
+  @Authenticated()
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Change my password',
+    description:
+      'Needs only a valid access token. Verifies `currentPassword` (400 `password_actual_incorrecto`), applies the password policy (400 `password_debil`), ' +
+      'clears `mustChangePassword` and revokes every refresh token of the caller. Audited as `usuario.password_change` (no secret in the metadata).',
+  })
+  @ApiNoContentResponse({ description: 'Changed.' })
+  @ApiErrors([400, 'Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`).'], 401)
+  async changeOwnPassword(@CurrentUser() caller: AuthenticatedUser, @Body() dto: ChangeOwnPasswordDto): Promise<void> {
+    await this.passwords.changeOwn(caller.userId, dto);
+  }
+
+  @Get()
+  @RequirePermission(USERS_READ)
+  @ApiOperation({ summary: 'List users', description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.' })
+  @ApiOkResponse({ type: PageOf(UsuarioDto) })
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: UsersQueryDto): Promise<Page<UsuarioDto>> {
+    return this.users.list(query);
+  }
+
+  @Post()
+  @RequirePermission(USERS_MANAGE)
+  @ApiOperation({
+    summary: 'Create a user',
+    description:
+      'The user starts active with `mustChangePassword: true` and no overrides. `rol` must name an existing active role (else 400); the password must satisfy the policy (400 `password_debil`); ' +
+      'the username is unique (409 `duplicado`, also when creates race). Audited as `usuario.create` (no password).',
+  })
+  @ApiCreatedResponse({ type: UsuarioCreatedDto, description: 'Created; `Location` points at the user.' })
+  @ApiErrors([400, 'Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`).'], 401, 403, [409, 'The username is taken (`duplicado`).'])
+  async create(@Body() dto: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UsuarioCreatedDto> {
+    const user = await this.users.create(dto);
+    reply.header('location', `/api/v1/users/${user.id}`);
+    return user;
+  }
+
+  @Get(':id')
+  @RequirePermission(USERS_READ)
+  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
+  @ApiOkResponse({ type: UsuarioDto })
+  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
+  get(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UsuarioDto> {
+    return query.asOf === undefined ? this.users.get(id) : this.users.getAsOf(id, query.asOf);
+  }
+
+  @Put(':id')
+  @RequirePermission(USERS_MANAGE)
+  @ApiOperation({
+    summary: 'Update a user',
+    description:
+      'Replaces nombre, apellido, email and rol (an existing active role when it changes). `username` is immutable (400 `campo_inmutable`). ' +
+      'Revokes the user\'s refresh tokens. The caller cannot change its own role, and no role change may remove the last administrator (409 `anti_lockout`). Audited as `usuario.update`.',
+  })
+  @ApiOkResponse({ type: UsuarioDto })
+  @ApiErrors([400, 'Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [409, ANTI_LOCKOUT])
+  update(@PathId() id: number, @Body() dto: UpdateUserDto, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
+    return this.users.update(id, dto, caller);
+  }
+
+  @Post(':id/deactivate')
+  @RequirePermission(USERS_MANAGE)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Deactivate a user',
+    description:
+      'Revokes the user\'s refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). ' +
+      'Idempotent: deactivating an inactive user answers 200 and writes no event. Audited as `usuario.deactivate`.',
+  })
+  @ApiOkResponse({ type: UsuarioDto })
+  @ApiErrors(400, 401, 403, 404, [409, ANTI_LOCKOUT])
+  deactivate(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
+    return this.users.deactivate(id, caller);
+  }
+
+  @Post(':id/reactivate')
+  @RequirePermission(USERS_MANAGE)
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Reactivate a user', description: 'Idempotent: reactivating an active user answers 200 and writes no event. Audited as `usuario.reactivate`.' })
+  @ApiOkResponse({ type: UsuarioDto })
+  @ApiErrors(400, 401, 403, 404)
+  reactivate(@PathId() id: number): Promise<UsuarioDto> {
+    return this.users.reactivate(id);
+  }
+
+  @Post(':id/password-reset')
+  @RequirePermission(USERS_MANAGE)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Reset a user's password",
+    description:
+      'Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user\'s refresh tokens. ' +
+      'Audited as `usuario.password_reset` with only the target id in the metadata.',
+  })
+  @ApiOkResponse({ type: TemporaryPasswordDto })
+  @ApiErrors(400, 401, 403, 404)
+  resetPassword(@PathId() id: number): Promise<TemporaryPasswordDto> {
+    return this.passwords.reset(id);
+  }
+
+  @Get(':id/permisos')
+  @RequirePermission(USERS_READ)
+  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @ApiOperation({
+    summary: "A user's permission view",
+    description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
+  })
+  @ApiOkResponse({ type: UserPermissionsDto })
+  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
+  permissions(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UserPermissionsDto> {
+    return query.asOf === undefined ? this.userPermissions.view(id) : this.userPermissions.viewAsOf(id, query.asOf);
+  }
+
+  @Put(':id/permisos/overrides')
+  @RequirePermission(USERS_MANAGE)
+  @ApiOperation({
+    summary: "Replace a user's permission overrides",
+    description:
+      'Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user\'s very next request. ' +
+      'No override may remove the last administrator (409 `anti_lockout`). Audited as `usuario.permisos_update` with `{before, after}` of both lists.',
+  })
+  @ApiOkResponse({ type: UserPermissionsDto })
+  @ApiErrors([400, 'Validation failure (`validacion`): an unknown code or a code in both lists.'], 401, 403, 404, [409, ANTI_LOCKOUT])
+  updateOverrides(@PathId() id: number, @Body() dto: UpdateOverridesDto): Promise<UserPermissionsDto> {
+    return this.userPermissions.updateOverrides(id, dto);
+  }
+}

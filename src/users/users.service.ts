@@ -1,0 +1,231 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { In } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
+import type { AuthenticatedUser } from '../auth/decorators/current-user.decorator.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
+import { Clock } from '../common/context/clock.js';
+import { DomainError, NotFoundError, ValidationFailedError } from '../common/errors/domain-error.js';
+import { type Page, pageOf } from '../common/pagination/page.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import { AntiLockoutService } from '../roles/anti-lockout.service.js';
+import { PointInTimeService } from '../roles/point-in-time.service.js';
+import { RoleEntity } from '../roles/role.entity.js';
+import { RolesService } from '../roles/roles.service.js';
+import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
+import { passwordProblems } from './password-policy.js';
+import { UserEntity } from './user.entity.js';
+
+/** The columns of a user version read from the history (never the password hash). */
+const VERSION_COLUMNS = ['id', 'username', 'nombre', 'apellido', 'email', 'role_id', 'activo', 'must_change_password', 'ultimo_login', 'created_at', 'updated_at'];
+
+interface UserVersion {
+  id: number;
+  username: string;
+  nombre: string;
+  apellido: string;
+  email: string;
+  role_id: number;
+  activo: boolean;
+  must_change_password: boolean;
+  ultimo_login: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Users (SEED 2.1, 3.2, 4.2): create, read, update and (de)activation, audited; anti-lockout on
+ * the operations that can remove the last administrator; refresh tokens revoked on update and
+ * deactivation. Passwords exist here only as bcrypt hashes.
+ */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+    private readonly roles: RolesService,
+    private readonly antiLockout: AntiLockoutService,
+    private readonly history: PointInTimeService,
+    private readonly hasher: PasswordHasher,
+    private readonly refreshTokens: RefreshTokensService,
+    private readonly clock: Clock,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
+
+  async list(query: UsersQueryDto): Promise<Page<UsuarioDto>> {
+    const { page, pageSize, skip, take } = pageOf(query);
+    const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
+    if (query.search) {
+      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
+      qb.andWhere(
+        "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
+        { pattern },
+      );
+    }
+    if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
+    if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
+    const [rows, total] = await qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const codes = await this.roleCodes(rows.map((u) => u.roleId));
+    return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
+  }
+
+  async get(id: number): Promise<UsuarioDto> {
+    const user = await this.find(id);
+    return UsuarioDto.of(user, await this.roleCode(user.roleId));
+  }
+
+  /** The user as it was at `asOf`, from the system-versioned history; 404 when it did not exist then. */
+  async getAsOf(id: number, rawAsOf: string): Promise<UsuarioDto> {
+    const asOf = this.history.instant(rawAsOf);
+    const [version] = await this.history.rows<UserVersion>('users', VERSION_COLUMNS, { id }, asOf);
+    if (!version) throw new DomainError('no_encontrado', `El usuario ${id} no existía en ${asOf.toISOString()}`);
+    const [role] = await this.history.rows<{ codigo: string }>('roles', ['codigo'], { id: Number(version.role_id) }, asOf);
+    return UsuarioDto.of(
+      {
+        id: Number(version.id),
+        username: version.username,
+        nombre: version.nombre,
+        apellido: version.apellido,
+        email: version.email,
+        activo: version.activo,
+        mustChangePassword: version.must_change_password,
+        ultimoLogin: version.ultimo_login,
+        createdAt: version.created_at,
+        updatedAt: version.updated_at,
+      },
+      role?.codigo ?? (await this.roleCode(Number(version.role_id))),
+    );
+  }
+
+  async create(dto: CreateUserDto): Promise<UsuarioDto> {
+    const tx = this.txHost.tx;
+    assertPolicy(dto.password, dto.username);
+    const duplicate = `Ya existe un usuario ${dto.username}`;
+    if (await tx.existsBy(UserEntity, { username: dto.username })) throw new DomainError('duplicado', duplicate);
+    const passwordHash = await this.hasher.hash(dto.password);
+    // after the slow hash, so the role's share lock is held only for the insert
+    const role = await this.assignableRole(dto.rol);
+
+    const now = this.clock.now();
+    const user = {
+      username: dto.username,
+      passwordHash,
+      nombre: dto.nombre,
+      apellido: dto.apellido,
+      email: dto.email,
+      roleId: role.id,
+      activo: true,
+      mustChangePassword: true,
+      ultimoLogin: null,
+      permissionOverrides: { granted: [], denied: [] },
+      createdAt: now,
+      updatedAt: now,
+    };
+    let id: number;
+    try {
+      const result = await tx.insert(UserEntity, user);
+      id = Number(result.identifiers[0]?.id);
+    } catch (err) {
+      // uq_users_username is the guarantee when creates race
+      if (this.dialect.isUniqueViolation(err)) throw new DomainError('duplicado', duplicate);
+      throw err;
+    }
+    await this.audit.record('usuario.create', 'usuario', id, {
+      after: { username: dto.username, nombre: dto.nombre, apellido: dto.apellido, email: dto.email, rol: role.codigo },
+    });
+    const { passwordHash: _hash, ...shown } = user;
+    return UsuarioDto.of({ ...shown, id }, role.codigo);
+  }
+
+  /**
+   * Replaces the editable fields. The caller cannot change its own role, and no role change may
+   * remove the last administrator (409 `anti_lockout`). Revokes the user's refresh tokens.
+   */
+  async update(id: number, dto: UpdateUserDto, caller: AuthenticatedUser): Promise<UsuarioDto> {
+    await this.antiLockout.lock();
+    const user = await this.find(id, true);
+    const currentRol = await this.roleCode(user.roleId);
+    let roleId = user.roleId;
+    if (dto.rol !== currentRol) {
+      roleId = (await this.assignableRole(dto.rol)).id;
+      if (id === caller.userId) throw new DomainError('anti_lockout', 'No puede cambiar su propio rol');
+    }
+    const now = this.clock.now();
+    const after = { nombre: dto.nombre, apellido: dto.apellido, email: dto.email };
+    await this.txHost.tx.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
+    await this.refreshTokens.revokeAllForUser(id, 'user_updated');
+    if (roleId !== user.roleId) await this.antiLockout.assertAdministratorRemains();
+    await this.audit.record('usuario.update', 'usuario', id, {
+      before: { nombre: user.nombre, apellido: user.apellido, email: user.email, rol: currentRol },
+      after: { ...after, rol: dto.rol },
+    });
+    return UsuarioDto.of({ ...user, ...after, updatedAt: now }, dto.rol);
+  }
+
+  /** Nobody deactivates themselves or the last administrator. Revokes the user's refresh tokens; a repeat is a no-op. */
+  async deactivate(id: number, caller: AuthenticatedUser): Promise<UsuarioDto> {
+    if (id === caller.userId) throw new DomainError('anti_lockout', 'No puede desactivarse a sí mismo');
+    await this.antiLockout.lock();
+    const user = await this.find(id, true);
+    const rol = await this.roleCode(user.roleId);
+    if (!user.activo) return UsuarioDto.of(user, rol);
+    const now = this.clock.now();
+    await this.txHost.tx.update(UserEntity, { id }, { activo: false, updatedAt: now });
+    await this.refreshTokens.revokeAllForUser(id, 'user_deactivated');
+    await this.antiLockout.assertAdministratorRemains();
+    await this.audit.record('usuario.deactivate', 'usuario', id, { before: { activo: true }, after: { activo: false } });
+    return UsuarioDto.of({ ...user, activo: false, updatedAt: now }, rol);
+  }
+
+  /** A repeat is a no-op. */
+  async reactivate(id: number): Promise<UsuarioDto> {
+    const user = await this.find(id, true);
+    const rol = await this.roleCode(user.roleId);
+    if (user.activo) return UsuarioDto.of(user, rol);
+    const now = this.clock.now();
+    await this.txHost.tx.update(UserEntity, { id }, { activo: true, updatedAt: now });
+    await this.audit.record('usuario.reactivate', 'usuario', id, { before: { activo: false }, after: { activo: true } });
+    return UsuarioDto.of({ ...user, activo: true, updatedAt: now }, rol);
+  }
+
+  /** The user by id, 404 when missing; `forUpdate` locks its row until the transaction ends. */
+  async find(id: number, forUpdate = false): Promise<UserEntity> {
+    const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u').where('u.id = :id', { id });
+    if (forUpdate) qb.setLock('pessimistic_write');
+    const user = await qb.getOne();
+    if (!user) throw new NotFoundError('El usuario', id);
+    return user;
+  }
+
+  async roleCode(roleId: number): Promise<string> {
+    return (await this.roleCodes([roleId])).get(roleId) ?? '';
+  }
+
+  private async roleCodes(roleIds: number[]): Promise<Map<number, string>> {
+    if (!roleIds.length) return new Map();
+    const roles = await this.txHost.tx.findBy(RoleEntity, { id: In([...new Set(roleIds)]) });
+    return new Map(roles.map((r) => [r.id, r.codigo]));
+  }
+
+  /** The role named by a create or update body: 400 unless it exists and is active. */
+  private async assignableRole(codigo: string): Promise<RoleEntity> {
+    const role = await this.roles.lockForAssignment(codigo);
+    if (!role) throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} no existe` }], `El rol ${codigo} no existe`);
+    if (!role.activo) throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
+    return role;
+  }
+}
+
+/** 400 `password_debil` naming what the policy misses (never echoing the password). */
+export function assertPolicy(password: string, username: string, field = 'password'): void {
+  const problems = passwordProblems(password, username);
+  if (problems.length) {
+    throw new DomainError('password_debil', `La contraseña ${problems.join('; ')}`, problems.map((message) => ({ field, message })));
+  }
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_[]/g, (c) => `\\${c}`);
+}

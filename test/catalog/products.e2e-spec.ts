@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+import { createProduct, createProductType, createRubro, type Rubro, statusCounts, uid } from './catalog-fixtures.js';
+
+const READ = '/api/v1/products';
+const ADMIN = '/api/v1/admin/products';
+
+describe('products', () => {
+  let t: TestApp;
+  let admin: string;
+  let vendedor: CreatedUser;
+  let rubro: Rubro;
+  let type: { id: number; codigo: string };
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    vendedor = await t.createUser('vendedor');
+    rubro = await createRubro(t, admin, `Productos ${uid()}`);
+    type = await createProductType(t, admin);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const inactiveRubro = async () => {
+    const r = await createRubro(t, admin, `Inactivo ${uid()}`);
+    await t.post(`/api/v1/admin/rubros/${r.id}/deactivate`, undefined, { token: admin });
+    return r;
+  };
+  const inactiveType = async () => {
+    const pt = await createProductType(t, admin);
+    await t.post(`/api/v1/admin/product-types/${pt.id}/deactivate`, undefined, { token: admin });
+    return pt;
+  };
+
+  describe('access', () => {
+    it('answers 401 without a token on reads and writes', async () => {
+      expectProblem(await t.get(READ), 401, 'no_autenticado');
+      expectProblem(await t.get(`${READ}/1`), 401, 'no_autenticado');
+      expectProblem(await t.post(ADMIN, {}), 401, 'no_autenticado');
+    });
+
+    it('lets any valid token read and answers 403 to writes without catalogo:productos:gestionar', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      expect((await t.get(READ, { token: vendedor.token })).status).toBe(200);
+      expect((await t.get(`${READ}/${product.id}`, { token: vendedor.token })).status).toBe(200);
+      const body = { codigo: `X_${uid()}`, nombre: 'x', rubroId: rubro.id, productTypeId: type.id };
+      expectProblem(await t.post(ADMIN, body, { token: vendedor.token }), 403, 'permiso_denegado');
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: rubro.id, productTypeId: type.id }, { token: vendedor.token }),
+        403,
+        'permiso_denegado',
+      );
+      expectProblem(await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: vendedor.token }), 403, 'permiso_denegado');
+    });
+  });
+
+  describe('create', () => {
+    it('creates with 201, the product and a Location at the public read path that resolves', async () => {
+      const codigo = `CLASIF_${uid()}`;
+      const res = await t.post(ADMIN, { codigo, nombre: 'Clasificado', rubroId: rubro.id, productTypeId: type.id }, { token: admin });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        codigo,
+        nombre: 'Clasificado',
+        rubroId: rubro.id,
+        productTypeId: type.id,
+        activo: true,
+        createdAt: expect.stringMatching(/Z$/),
+        updatedAt: expect.stringMatching(/Z$/),
+      });
+      expect(res.headers.location).toBe(`${READ}/${res.body.id}`);
+      const read = await t.get(res.headers.location as string, { token: vendedor.token });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(res.body);
+    });
+
+    it('audits producto.create with the created fields', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      const [event] = await t.auditEvents({ action: 'producto.create', targetId: String(product.id) });
+      expect(event).toMatchObject({ target_type: 'producto' });
+      expect(event.metadata).toEqual({
+        after: { codigo: product.codigo, nombre: `Producto ${product.codigo}`, rubroId: rubro.id, productTypeId: type.id },
+      });
+    });
+
+    it('rejects an inactive product type with 409 tipo_producto_inactivo', async () => {
+      const pt = await inactiveType();
+      expectProblem(
+        await t.post(ADMIN, { codigo: `P_${uid()}`, nombre: 'x', rubroId: rubro.id, productTypeId: pt.id }, { token: admin }),
+        409,
+        'tipo_producto_inactivo',
+      );
+    });
+
+    it('rejects an inactive rubro with 409 rubro_inactivo', async () => {
+      const r = await inactiveRubro();
+      expectProblem(
+        await t.post(ADMIN, { codigo: `P_${uid()}`, nombre: 'x', rubroId: r.id, productTypeId: type.id }, { token: admin }),
+        409,
+        'rubro_inactivo',
+      );
+    });
+
+    it('answers 404 for a missing rubro or product type', async () => {
+      expectProblem(
+        await t.post(ADMIN, { codigo: `P_${uid()}`, nombre: 'x', rubroId: 999999, productTypeId: type.id }, { token: admin }),
+        404,
+        'no_encontrado',
+      );
+      expectProblem(
+        await t.post(ADMIN, { codigo: `P_${uid()}`, nombre: 'x', rubroId: rubro.id, productTypeId: 999999 }, { token: admin }),
+        404,
+        'no_encontrado',
+      );
+    });
+
+    it('rejects a duplicate codigo with 409 duplicado', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      expectProblem(
+        await t.post(ADMIN, { codigo: product.codigo, nombre: 'Otro', rubroId: rubro.id, productTypeId: type.id }, { token: admin }),
+        409,
+        'duplicado',
+      );
+    });
+
+    it('lets exactly one of 20 concurrent creates of one codigo succeed', async () => {
+      const codigo = `RACE_${uid()}`;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => t.post(ADMIN, { codigo, nombre: 'Carrera', rubroId: rubro.id, productTypeId: type.id }, { token: admin })),
+      );
+      expect(statusCounts(results)).toEqual({ 201: 1, 409: 19 });
+      for (const r of results.filter((x) => x.status === 409)) expect(r.body.code).toBe('duplicado');
+    });
+
+    it('rejects invalid bodies with 400', async () => {
+      const ok = { codigo: `OK_${uid()}`, nombre: 'x', rubroId: rubro.id, productTypeId: type.id };
+      for (const body of [
+        { ...ok, codigo: 'minus' },
+        { ...ok, nombre: ' ' },
+        { ...ok, rubroId: '1' },
+        { ...ok, productTypeId: 0 },
+        { ...ok, rubroId: 1.5 },
+        { ...ok, extra: 1 },
+        { codigo: ok.codigo },
+      ]) {
+        expectProblem(await t.post(ADMIN, body, { token: admin }), 400, 'validacion');
+      }
+    });
+  });
+
+  describe('read', () => {
+    it('answers 404 for an unknown product', async () => {
+      expectProblem(await t.get(`${READ}/999999`, { token: admin }), 404, 'no_encontrado');
+    });
+
+    it('lists paged with the rubroId, productTypeId, activo and search filters', async () => {
+      const tag = uid();
+      const r2 = await createRubro(t, admin, `Otro rubro ${tag}`);
+      const t2 = await createProductType(t, admin);
+      const p1 = await createProduct(t, admin, rubro.id, type.id, `L_${tag}_1`);
+      const p2 = await createProduct(t, admin, r2.id, type.id, `L_${tag}_2`);
+      const p3 = await createProduct(t, admin, r2.id, t2.id, `L_${tag}_3`);
+      await t.post(`${ADMIN}/${p3.id}/deactivate`, undefined, { token: admin });
+      const ids = async (query: Record<string, string | number | boolean>) => {
+        const res = await t.get(READ, { token: vendedor.token, query: { search: tag, ...query } });
+        expect(res.status).toBe(200);
+        return res.body.items.map((p: { id: number }) => p.id);
+      };
+      expect(await ids({})).toEqual([p1.id, p2.id, p3.id]);
+      expect(await ids({ rubroId: r2.id })).toEqual([p2.id, p3.id]);
+      expect(await ids({ productTypeId: t2.id })).toEqual([p3.id]);
+      expect(await ids({ activo: true })).toEqual([p1.id, p2.id]);
+      expect(await ids({ activo: false, rubroId: r2.id })).toEqual([p3.id]);
+      const page = await t.get(READ, { token: vendedor.token, query: { search: tag.toLowerCase(), page: 2, pageSize: 2 } });
+      expect(page.body).toMatchObject({ total: 3, page: 2, pageSize: 2, items: [expect.objectContaining({ id: p3.id })] });
+    });
+
+    it('rejects malformed filters with 400', async () => {
+      for (const query of [{ rubroId: 'x' }, { productTypeId: '0' }, { activo: '1' }, { pageSize: 0 }]) {
+        expectProblem(await t.get(READ, { token: admin, query }), 400, 'validacion');
+      }
+    });
+  });
+
+  describe('update', () => {
+    it('updates nombre, rubro and product type and audits producto.update with before/after', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      const r2 = await createRubro(t, admin, `Destino ${uid()}`);
+      const t2 = await createProductType(t, admin);
+      const res = await t.put(`${ADMIN}/${product.id}`, { nombre: 'Renombrado', rubroId: r2.id, productTypeId: t2.id }, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: product.id, codigo: product.codigo, nombre: 'Renombrado', rubroId: r2.id, productTypeId: t2.id });
+      const [event] = await t.auditEvents({ action: 'producto.update', targetId: String(product.id) });
+      expect(event.metadata).toEqual({
+        before: { nombre: `Producto ${product.codigo}`, rubroId: rubro.id, productTypeId: type.id },
+        after: { nombre: 'Renombrado', rubroId: r2.id, productTypeId: t2.id },
+      });
+    });
+
+    it('rejects moving it to an inactive rubro (409 rubro_inactivo) or type (409 tipo_producto_inactivo)', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      const r = await inactiveRubro();
+      const pt = await inactiveType();
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: r.id, productTypeId: type.id }, { token: admin }),
+        409,
+        'rubro_inactivo',
+      );
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: rubro.id, productTypeId: pt.id }, { token: admin }),
+        409,
+        'tipo_producto_inactivo',
+      );
+    });
+
+    it('answers 404 for an unknown product or missing references', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      expectProblem(
+        await t.put(`${ADMIN}/999999`, { nombre: 'x', rubroId: rubro.id, productTypeId: type.id }, { token: admin }),
+        404,
+        'no_encontrado',
+      );
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: 999999, productTypeId: type.id }, { token: admin }),
+        404,
+        'no_encontrado',
+      );
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: rubro.id, productTypeId: 999999 }, { token: admin }),
+        404,
+        'no_encontrado',
+      );
+    });
+
+    it('rejects codigo in the body with 400 campo_inmutable', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { codigo: product.codigo, nombre: 'x', rubroId: rubro.id, productTypeId: type.id }, { token: admin }),
+        400,
+        'campo_inmutable',
+      );
+    });
+  });
+
+  describe('deactivate and reactivate', () => {
+    it('deactivates and reactivates idempotently, auditing each change once', async () => {
+      const product = await createProduct(t, admin, rubro.id, type.id);
+      const off = await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: admin });
+      expect(off.status).toBe(200);
+      expect(off.body.activo).toBe(false);
+      expect((await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      const on = await t.post(`${ADMIN}/${product.id}/reactivate`, undefined, { token: admin });
+      expect(on.status).toBe(200);
+      expect(on.body.activo).toBe(true);
+      expect((await t.post(`${ADMIN}/${product.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.auditEvents({ action: 'producto.deactivate', targetId: String(product.id) })).map((e) => e.metadata)).toEqual([
+        { before: { activo: true }, after: { activo: false } },
+      ]);
+      expect((await t.auditEvents({ action: 'producto.reactivate', targetId: String(product.id) })).map((e) => e.metadata)).toEqual([
+        { before: { activo: false }, after: { activo: true } },
+      ]);
+    });
+
+    it('rejects reactivating a product whose rubro is inactive with 409 rubro_inactivo', async () => {
+      const r = await createRubro(t, admin, `Se apaga ${uid()}`);
+      const product = await createProduct(t, admin, r.id, type.id);
+      await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: admin });
+      expect((await t.post(`/api/v1/admin/rubros/${r.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expectProblem(await t.post(`${ADMIN}/${product.id}/reactivate`, undefined, { token: admin }), 409, 'rubro_inactivo');
+    });
+
+    it('answers 404 for an unknown product', async () => {
+      expectProblem(await t.post(`${ADMIN}/999999/deactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+      expectProblem(await t.post(`${ADMIN}/999999/reactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+    });
+  });
+});

@@ -1,0 +1,186 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { CANONICAL_ROLES, PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
+import { MSSQL_MIGRATIONS } from '../../migrations/mssql/index.js';
+import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
+import { type CapturedStatement, captureMigrations, type DeclaredSchema, parseMssqlDdl, stripComments } from '../support/mssql-ddl.js';
+
+/**
+ * The T-SQL of the SQL Server migrations, checked without a server (SQL Server cannot run on the
+ * development machine): each migration's up() runs against a recording QueryRunner, and the
+ * statements are checked for the pieces a later edit must not silently drop.
+ */
+describe('SQL Server migrations (T-SQL snapshot)', () => {
+  let statements: CapturedStatement[];
+  let ddl: string;
+  let schema: DeclaredSchema;
+  let pgDdl: string;
+
+  beforeAll(async () => {
+    statements = await captureMigrations(MSSQL_MIGRATIONS);
+    ddl = statements.map((s) => stripComments(s.sql)).join('\n;\n');
+    schema = parseMssqlDdl(statements.map((s) => s.sql));
+    pgDdl = (await captureMigrations(POSTGRES_MIGRATIONS)).map((s) => stripComments(s.sql)).join('\n;\n');
+  });
+
+  const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+  it('mirrors every PostgreSQL migration with the same class name, in the same order', () => {
+    expect(MSSQL_MIGRATIONS.map((M) => new M().name)).toEqual(POSTGRES_MIGRATIONS.map((M) => new M().name));
+    expect(MSSQL_MIGRATIONS.map((M) => M.name)).toEqual(POSTGRES_MIGRATIONS.map((M) => M.name));
+  });
+
+  describe('system versioning', () => {
+    it.each(['users', 'roles', 'permissions', 'role_permissions'])('makes %s a temporal table with a 10-year history retention', (table) => {
+      const t = schema.tables.get(table);
+      expect(t?.historyTable).toBe(`${table}_history`);
+      expect(t?.historyRetention).toBe('10 YEARS');
+      expect(flat(ddl)).toContain(`WITH (SYSTEM_VERSIONING = ON (HISTORY_TABLE = dbo.${table}_history, HISTORY_RETENTION_PERIOD = 10 YEARS))`);
+    });
+
+    it.each(['users', 'roles', 'permissions', 'role_permissions'])('gives %s hidden datetime2 period columns valid_from / valid_to', (table) => {
+      const columns = schema.tables.get(table)!.columns;
+      expect(flat(columns.get('valid_from')!.definition)).toBe('datetime2(7) GENERATED ALWAYS AS ROW START HIDDEN NOT NULL');
+      expect(flat(columns.get('valid_to')!.definition)).toBe('datetime2(7) GENERATED ALWAYS AS ROW END HIDDEN NOT NULL');
+      const create = new RegExp(String.raw`CREATE TABLE dbo\.${table} \((?:(?!CREATE TABLE).)*PERIOD FOR SYSTEM_TIME \(valid_from, valid_to\)`);
+      expect(flat(ddl)).toMatch(create);
+    });
+
+    it('versions no other table', () => {
+      const versioned = [...schema.tables.values()].filter((t) => t.historyTable).map((t) => t.name).sort();
+      expect(versioned).toEqual(['permissions', 'role_permissions', 'roles', 'users']);
+    });
+  });
+
+  describe('monthly partitions of the event stores', () => {
+    it('declares one RANGE RIGHT datetime2(7) partition function, built from SYSUTCDATETIME at migration time', () => {
+      const fn = statements.find((s) => s.sql.includes('pf_events_monthly (datetime2(7)) AS RANGE RIGHT'));
+      expect(fn).toBeDefined();
+      expect(fn!.sql).toContain('SYSUTCDATETIME()');
+      expect(fn!.sql).toContain('sp_executesql');
+      // previous month (@start) through the month after the third month ahead: 6 boundaries
+      expect(flat(fn!.sql)).toContain('DATEADD(month, -1, DATEFROMPARTS(YEAR(SYSUTCDATETIME()), MONTH(SYSUTCDATETIME()), 1))');
+      expect(flat(fn!.sql)).toContain('WHILE @i <= 5');
+    });
+
+    it('maps every partition of the scheme to PRIMARY', () => {
+      expect(flat(ddl)).toContain('CREATE PARTITION SCHEME ps_events_monthly AS PARTITION pf_events_monthly ALL TO ([PRIMARY])');
+    });
+
+    it.each(['audit_events', 'security_events'])('stores %s on the scheme with the clustered key (occurred_at, id)', (table) => {
+      expect(schema.tables.get(table)?.storage).toBe('ps_events_monthly (occurred_at)');
+      const pk = schema.indexes.get(`pk_${table}`);
+      expect(pk).toMatchObject({ keys: 'occurred_at, id', storage: 'ps_events_monthly (occurred_at)' });
+      expect(flat(ddl)).toContain(`CONSTRAINT pk_${table} PRIMARY KEY CLUSTERED (occurred_at, id) ON ps_events_monthly (occurred_at)`);
+      expect(schema.tables.get(table)!.columns.get('occurred_at')!.definition).toMatch(/^datetime2\(7\) NOT NULL .*DEFAULT SYSUTCDATETIME\(\)$/);
+    });
+
+    it('aligns the keyset, actor and target indexes with the partition scheme', () => {
+      const expected: Record<string, string> = {
+        ix_audit_events_keyset: 'occurred_at DESC, id DESC',
+        ix_audit_events_actor: 'actor_user_id, occurred_at DESC, id DESC',
+        ix_audit_events_target: 'target_type, target_id, occurred_at DESC, id DESC',
+        ix_audit_events_target_id: 'target_id, occurred_at DESC, id DESC',
+        ix_security_events_keyset: 'occurred_at DESC, id DESC',
+        ix_security_events_action: 'action, occurred_at DESC',
+      };
+      for (const [name, keys] of Object.entries(expected)) {
+        expect(schema.indexes.get(name)).toMatchObject({ keys, storage: 'ps_events_monthly (occurred_at)' });
+      }
+    });
+
+    it('aligns every index of both event stores with the partition scheme (TRUNCATE … WITH (PARTITIONS) needs it)', () => {
+      const indexes = [...schema.indexes.values()].filter((ix) => ix.table === 'audit_events' || ix.table === 'security_events');
+      expect(indexes.length).toBeGreaterThanOrEqual(8);
+      for (const ix of indexes) expect({ name: ix.name, storage: ix.storage }).toEqual({ name: ix.name, storage: 'ps_events_monthly (occurred_at)' });
+    });
+
+    it('checks that a security event result is success or failure', () => {
+      expect(flat(ddl)).toContain("CONSTRAINT ck_security_events_result CHECK (result IN (N'success', N'failure'))");
+    });
+  });
+
+  describe('dbo.ensure_monthly_partitions', () => {
+    let procedure: string;
+    beforeAll(() => {
+      procedure = flat(stripComments(statements.find((s) => /CREATE PROCEDURE dbo\.ensure_monthly_partitions/.test(s.sql))!.sql));
+    });
+
+    it('takes @table sysname, @first date, @last date and answers SELECT @created AS created', () => {
+      expect(procedure).toMatch(/^CREATE PROCEDURE dbo\.ensure_monthly_partitions @table sysname, @first date, @last date AS BEGIN/);
+      expect(procedure).toMatch(/SELECT @created AS created; END$/);
+    });
+
+    it('marks PRIMARY as NEXT USED right before each SPLIT RANGE of the shared function', () => {
+      expect(procedure).toContain('ALTER PARTITION SCHEME ps_events_monthly NEXT USED [PRIMARY]; ALTER PARTITION FUNCTION pf_events_monthly() SPLIT RANGE (@boundary);');
+      expect(procedure.match(/SPLIT RANGE/g)).toHaveLength(1);
+    });
+
+    it('splits only missing month-start boundaries, from @first through the month after @last', () => {
+      expect(procedure).toContain('DECLARE @m date = DATEFROMPARTS(YEAR(@first), MONTH(@first), 1)');
+      expect(procedure).toContain('DECLARE @stop date = DATEADD(month, 1, DATEFROMPARTS(YEAR(@last), MONTH(@last), 1))');
+      expect(procedure).toContain('WHILE @m <= @stop');
+      expect(procedure).toMatch(/IF NOT EXISTS \( SELECT 1 FROM sys\.partition_range_values .* CAST\(rv\.value AS datetime2\(7\)\) = @boundary\)/);
+    });
+
+    it('serializes maintainers with an application lock and refuses a table that is not an event store', () => {
+      expect(procedure).toContain("EXEC @lock = sys.sp_getapplock @Resource = N'ensure_monthly_partitions', @LockMode = N'Exclusive', @LockOwner = N'Transaction'");
+      expect(procedure).toContain("IF @table NOT IN (N'audit_events', N'security_events') THROW");
+    });
+  });
+
+  describe('indexes', () => {
+    it('turns every partial unique index of PostgreSQL into a filtered unique index of the same name', () => {
+      const partial = [...pgDdl.matchAll(/CREATE\s+UNIQUE\s+INDEX\s+(\w+)\s+ON\s+(\w+)[\s\S]*?\)\s*WHERE\s+([^;]+)/gi)];
+      expect(partial.length).toBeGreaterThan(0);
+      for (const [, name, table] of partial) {
+        const ix = schema.indexes.get(name!);
+        expect({ name, table: ix?.table, unique: ix?.unique, filtered: !!ix?.filter }).toEqual({ name, table, unique: true, filtered: true });
+      }
+    });
+
+    it('keeps the filtered index of active refresh tokens and the one-active-entry-per-provincia rule', () => {
+      expect(schema.indexes.get('ix_refresh_tokens_user_active')).toMatchObject({ keys: 'user_id', filter: 'revoked_at IS NULL' });
+      expect(schema.indexes.get('uq_ingresos_brutos_provincia_activa')).toMatchObject({ unique: true, keys: 'provincia', filter: 'activo = 1' });
+    });
+
+    it('makes active sibling rubro names unique per parent (roots included) and case-insensitively', () => {
+      // a unique index treats NULL parent_ids as equal (PostgreSQL: coalesce(parent_id, 0)); the
+      // column's CI collation compares like lower(nombre)
+      expect(schema.tables.get('rubros')!.columns.get('nombre')!.definition).toMatch(/^nvarchar\(100\) COLLATE Latin1_General_100_CI_AS NOT NULL/);
+      expect(schema.indexes.get('uq_rubros_active_sibling_nombre')).toMatchObject({ unique: true, keys: 'parent_id, nombre', filter: 'activo = 1' });
+    });
+  });
+
+  describe('types', () => {
+    const code = () => ddl.replace(/N?'(?:[^']|'')*'/g, "''");
+
+    it('uses datetime2 for every timestamp, never datetime, timestamptz or a server-local clock', () => {
+      expect(code()).not.toMatch(/\bdatetime\b(?!2|offset)/i);
+      expect(code()).not.toMatch(/\b(timestamptz|timestamp|smalldatetime|datetimeoffset)\b/i);
+      expect(code()).not.toMatch(/\b(GETDATE|SYSDATETIME|CURRENT_TIMESTAMP|now)\s*\(/i);
+      for (const table of schema.tables.values()) {
+        for (const column of table.columns.values()) {
+          if (/_at$|^ultimo_login$|^valid_(from|to)$/.test(column.name)) expect(`${table.name}.${column.name} ${column.definition}`).toMatch(/ datetime2\(7\)/);
+        }
+      }
+    });
+
+    it('uses nvarchar, bit, uniqueidentifier and IDENTITY instead of the PostgreSQL types', () => {
+      expect(code()).not.toMatch(/(?<!n)varchar\s*\(/i);
+      expect(code()).not.toMatch(/\b(text|jsonb?|uuid|boolean|serial|bigserial|numeric|tstzrange|interval)\b/i);
+    });
+
+    it('checks every JSON column with ISJSON', () => {
+      for (const [table, column] of [['users', 'permission_overrides'], ['audit_events', 'metadata'], ['security_events', 'metadata']] as const) {
+        expect(schema.tables.get(table)!.columns.get(column)!.definition).toMatch(new RegExp(String.raw`^nvarchar\(max\) .*CHECK \(ISJSON\(${column}\) = 1\)$`, 's'));
+      }
+    });
+  });
+
+  it('seeds the canonical roles, the permission catalog and its role assignments', () => {
+    const inserts = (table: string) => statements.filter((s) => new RegExp(String.raw`^\s*INSERT INTO dbo\.${table} `).test(s.sql));
+    expect(inserts('roles').map((s) => s.parameters)).toEqual(CANONICAL_ROLES.map((r) => [r.codigo, r.nombre, r.descripcion]));
+    expect(inserts('permissions').map((s) => s.parameters)).toEqual(PERMISSION_CATALOG.map((p) => [p.codigo, p.descripcion]));
+    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])));
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TestApp } from '../support/test-app.js';
+
+/** SEED 1: if the audit record cannot be written, the change is not kept — proven through HTTP. */
+describe('medios fail-closed audit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.create();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function breakAuditStore(): Promise<() => Promise<void>> {
+    if (t.engine === 'mssql') {
+      await t.query(`CREATE TRIGGER fail_audit ON audit_events AFTER INSERT AS BEGIN THROW 50000, 'audit store unavailable', 1; END`);
+      return async () => {
+        await t.query('DROP TRIGGER fail_audit');
+      };
+    }
+    await t.query(`CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`);
+    await t.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION fail_audit()`);
+    return async () => {
+      await t.query('DROP TRIGGER fail_audit ON audit_events');
+      await t.query('DROP FUNCTION fail_audit()');
+    };
+  }
+
+  it('answers a failed audit insert on POST /api/v1/admin/medios with a 500 problem document and keeps no medio', async () => {
+    const token = await t.adminToken();
+    const restore = await breakAuditStore();
+    let res;
+    try {
+      res = await t.post('/api/v1/admin/medios', { codigo: 'FAIL_CLOSED', nombre: 'No debe quedar' }, { token });
+    } finally {
+      await restore();
+    }
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 500, code: 'error_interno', correlationId: res.headers['x-correlation-id'] });
+    expect(res.text).not.toMatch(/audit store unavailable|INSERT|audit_events/);
+    expect(await t.query(`SELECT id FROM medios WHERE codigo = 'FAIL_CLOSED'`)).toHaveLength(0);
+
+    // with the store back, the same request succeeds: nothing half-written blocks it
+    const retry = await t.post('/api/v1/admin/medios', { codigo: 'FAIL_CLOSED', nombre: 'Ahora sí' }, { token });
+    expect(retry.status).toBe(201);
+    expect(await t.auditEvents({ action: 'medio.create', targetId: String(retry.body.id) })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+
+const BASE = '/api/v1/admin/medios';
+let seq = 0;
+const code = () => `MED_${process.pid}_${++seq}`;
+
+describe('medios', () => {
+  let t: TestApp;
+  let admin: string;
+  let adminId: number;
+  let cajero: CreatedUser;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
+    cajero = await t.createUser('cajero');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function createMedio(nombre = 'Diario de prueba'): Promise<any> {
+    const res = await t.post(BASE, { codigo: code(), nombre }, { token: admin });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  const routes = (id: number): Array<[method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown]> => [
+    ['POST', BASE, { codigo: 'X', nombre: 'x' }],
+    ['GET', BASE],
+    ['GET', `${BASE}/${id}`],
+    ['PUT', `${BASE}/${id}`, { nombre: 'x' }],
+    ['POST', `${BASE}/${id}/deactivate`],
+    ['POST', `${BASE}/${id}/reactivate`],
+  ];
+
+  it('answers 401 no_autenticado on every medios operation without a token', async () => {
+    const medio = await createMedio();
+    for (const [method, url, body] of routes(medio.id)) {
+      expectProblem(await t.request(method, url, { body }), 401, 'no_autenticado');
+    }
+  });
+
+  it('answers 403 permiso_denegado on every medios operation to a caller without administracion:medios:gestionar', async () => {
+    const medio = await createMedio();
+    for (const [method, url, body] of routes(medio.id)) {
+      expectProblem(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
+    }
+    expect((await t.get(`${BASE}/${medio.id}`, { token: admin })).body).toEqual(medio);
+  });
+
+  it('creates a medio with 201, the resource and a Location that resolves to it', async () => {
+    const codigo = code();
+    const res = await t.post(BASE, { codigo, nombre: 'Diario del Norte' }, { token: admin });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      codigo,
+      nombre: 'Diario del Norte',
+      activo: true,
+      createdAt: expect.stringMatching(/Z$/),
+      updatedAt: expect.stringMatching(/Z$/),
+    });
+    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
+    const read = await t.get(res.headers.location as string, { token: admin });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+  });
+
+  it('audits medio.create with the actor and {after}', async () => {
+    const medio = await createMedio('Radio Sur');
+    const [event] = await t.auditEvents({ action: 'medio.create', targetId: String(medio.id) });
+    expect(event).toMatchObject({ action: 'medio.create', target_type: 'medio', target_id: String(medio.id), actor_user_id: adminId });
+    expect(event.metadata).toEqual({ after: { codigo: medio.codigo, nombre: 'Radio Sur' } });
+  });
+
+  it.each([
+    ['lowercase', 'diario'],
+    ['mixed case', 'Diario'],
+    ['longer than 20 characters', 'A'.repeat(21)],
+    ['empty', ''],
+    ['a hyphen', 'DIARIO-NORTE'],
+    ['a space', 'DIARIO NORTE'],
+    ['a number instead of a string', 12],
+  ])('rejects a codigo that is %s with 400 validacion', async (_label, codigo) => {
+    const res = await t.post(BASE, { codigo, nombre: 'x' }, { token: admin });
+    expectProblem(res, 400, 'validacion');
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'codigo' })]));
+  });
+
+  it('accepts a codigo of exactly 20 characters of [A-Z0-9_]', async () => {
+    const codigo = `Z_${String(process.pid).padStart(8, '0')}_123456789`.slice(0, 20);
+    expect(codigo).toHaveLength(20);
+    expect((await t.post(BASE, { codigo, nombre: 'x' }, { token: admin })).status).toBe(201);
+  });
+
+  it('rejects a missing or blank nombre and unknown properties with 400 validacion', async () => {
+    expectProblem(await t.post(BASE, { codigo: code() }, { token: admin }), 400, 'validacion');
+    expectProblem(await t.post(BASE, { codigo: code(), nombre: '   ' }, { token: admin }), 400, 'validacion');
+    expectProblem(await t.post(BASE, { codigo: code(), nombre: 'x', activo: false }, { token: admin }), 400, 'validacion');
+  });
+
+  it('rejects a duplicate codigo with 409 duplicado, also when the holder is inactive', async () => {
+    const medio = await createMedio();
+    expectProblem(await t.post(BASE, { codigo: medio.codigo, nombre: 'otro' }, { token: admin }), 409, 'duplicado');
+    await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
+    expectProblem(await t.post(BASE, { codigo: medio.codigo, nombre: 'otro' }, { token: admin }), 409, 'duplicado');
+  });
+
+  it('lets exactly one of 20 concurrent identical creates succeed; the others get 409 duplicado', async () => {
+    const codigo = code();
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.post(BASE, { codigo, nombre: 'carrera' }, { token: admin })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) expectProblem(r, 409, 'duplicado');
+    expect(await t.query('SELECT id FROM medios WHERE codigo = $1', [codigo])).toHaveLength(1);
+    expect(await t.auditEvents({ action: 'medio.create', targetId: String(results.find((r) => r.status === 201)!.body.id) })).toHaveLength(1);
+  });
+
+  it('answers 404 no_encontrado for a medio that does not exist, on get, update, deactivate and reactivate', async () => {
+    expectProblem(await t.get(`${BASE}/999999`, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.put(`${BASE}/999999`, { nombre: 'x' }, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.post(`${BASE}/999999/deactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.post(`${BASE}/999999/reactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+  });
+
+  it('answers 400 validacion for a path id that is not a positive integer', async () => {
+    expectProblem(await t.get(`${BASE}/abc`, { token: admin }), 400, 'validacion');
+    expectProblem(await t.get(`${BASE}/0`, { token: admin }), 400, 'validacion');
+  });
+
+  it('lists medios as an array ordered by codigo, active and inactive alike, and filters by activo', async () => {
+    // created out of order; codes differ only in their last letter, so any collation orders them alike
+    const stem = `ORD${process.pid}`;
+    const b = (await t.post(BASE, { codigo: `${stem}B`, nombre: 'b' }, { token: admin })).body;
+    const a = (await t.post(BASE, { codigo: `${stem}A`, nombre: 'a' }, { token: admin })).body;
+    await t.post(`${BASE}/${b.id}/deactivate`, undefined, { token: admin });
+
+    const all = await t.get(BASE, { token: admin });
+    expect(all.status).toBe(200);
+    expect(Array.isArray(all.body)).toBe(true);
+    const ids = all.body.map((m: any) => m.id);
+    expect(ids).toContain(a.id);
+    expect(ids).toContain(b.id);
+    expect(ids.indexOf(a.id)).toBeLessThan(ids.indexOf(b.id));
+
+    const active = await t.get(BASE, { token: admin, query: { activo: true } });
+    expect(active.body.every((m: any) => m.activo === true)).toBe(true);
+    expect(active.body.map((m: any) => m.id)).toContain(a.id);
+    expect(active.body.map((m: any) => m.id)).not.toContain(b.id);
+
+    const inactive = await t.get(BASE, { token: admin, query: { activo: false } });
+    expect(inactive.body.every((m: any) => m.activo === false)).toBe(true);
+    expect(inactive.body.map((m: any) => m.id)).toContain(b.id);
+
+    expectProblem(await t.get(BASE, { token: admin, query: { activo: 'yes' } }), 400, 'validacion');
+  });
+
+  it('updates the nombre and audits medio.update with {before, after}', async () => {
+    const medio = await createMedio('Antes');
+    const res = await t.put(`${BASE}/${medio.id}`, { nombre: 'Después' }, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: medio.id, codigo: medio.codigo, nombre: 'Después', activo: true });
+    expect((await t.get(`${BASE}/${medio.id}`, { token: admin })).body.nombre).toBe('Después');
+    const [event] = await t.auditEvents({ action: 'medio.update', targetId: String(medio.id) });
+    expect(event).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
+    expect(event.metadata).toEqual({ before: { nombre: 'Antes' }, after: { nombre: 'Después' } });
+  });
+
+  it('rejects an update body carrying codigo with 400 campo_inmutable, even with the same value, and changes nothing', async () => {
+    const medio = await createMedio('Original');
+    expectProblem(await t.put(`${BASE}/${medio.id}`, { nombre: 'Nuevo', codigo: medio.codigo }, { token: admin }), 400, 'campo_inmutable');
+    expectProblem(await t.put(`${BASE}/${medio.id}`, { nombre: 'Nuevo', codigo: 'OTRO' }, { token: admin }), 400, 'campo_inmutable');
+    expectProblem(await t.put(`${BASE}/${medio.id}`, { nombre: 'Nuevo', codigo: null }, { token: admin }), 400, 'campo_inmutable');
+    expect((await t.get(`${BASE}/${medio.id}`, { token: admin })).body).toMatchObject({ codigo: medio.codigo, nombre: 'Original' });
+    expect(await t.auditEvents({ action: 'medio.update', targetId: String(medio.id) })).toHaveLength(0);
+  });
+
+  it('deactivates with 200 and medio.deactivate {before, after}; a repeat is 200 with no new event', async () => {
+    const medio = await createMedio();
+    const first = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: medio.id, activo: false });
+    const repeat = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({ id: medio.id, activo: false });
+    const events = await t.auditEvents({ action: 'medio.deactivate', targetId: String(medio.id) });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
+    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
+  });
+
+  it('reactivates with 200 and medio.reactivate {before, after}; a repeat is 200 with no new event', async () => {
+    const medio = await createMedio();
+    await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
+    const first = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: medio.id, activo: true });
+    const repeat = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.activo).toBe(true);
+    const events = await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
+    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
+  });
+
+  it('reactivating an active medio is a 200 no-op with no audit event', async () => {
+    const medio = await createMedio();
+    const res = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.activo).toBe(true);
+    expect(await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) })).toHaveLength(0);
+  });
+
+  it('documents every medios, secciones and puntos de venta operation with its permission and error answers', async () => {
+    const doc = (await t.get('/docs/openapi.json')).body;
+    const expectations: Array<[string, string, string, string[]]> = [
+      ['/api/v1/admin/medios', 'post', 'administracion:medios:gestionar', ['201', '400', '401', '403', '409']],
+      ['/api/v1/admin/medios', 'get', 'administracion:medios:gestionar', ['200', '401', '403']],
+      ['/api/v1/admin/medios/{id}', 'get', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/medios/{id}', 'put', 'administracion:medios:gestionar', ['200', '400', '401', '403', '404']],
+      ['/api/v1/admin/medios/{id}/deactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/medios/{id}/reactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/secciones', 'post', 'administracion:medios:gestionar', ['201', '400', '401', '403', '404', '409']],
+      ['/api/v1/admin/secciones', 'get', 'administracion:medios:gestionar', ['200', '401', '403']],
+      ['/api/v1/admin/secciones/{id}', 'get', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/secciones/{id}', 'put', 'administracion:medios:gestionar', ['200', '400', '401', '403', '404', '409']],
+      ['/api/v1/admin/secciones/{id}/deactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404', '409']],
+      ['/api/v1/admin/secciones/{id}/reactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404', '409']],
+      ['/api/v1/admin/puntos-de-venta', 'post', 'administracion:puntos_de_venta:gestionar', ['201', '400', '401', '403', '404', '409']],
+      ['/api/v1/admin/puntos-de-venta', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403']],
+      ['/api/v1/admin/puntos-de-venta/lookup', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403', '404']],
+      ['/api/v1/admin/puntos-de-venta/{id}', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/puntos-de-venta/{id}', 'put', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403', '404', '409']],
+      ['/api/v1/admin/puntos-de-venta/{id}/deactivate', 'post', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/puntos-de-venta/{id}/reactivate', 'post', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
+      ['/api/v1/admin/medios/{medioId}/puntos-de-venta', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
+    ];
+    for (const [path, method, permission, statuses] of expectations) {
+      const op = doc.paths[path]?.[method];
+      expect({ path, method, defined: Boolean(op) }).toEqual({ path, method, defined: true });
+      expect(op['x-required-permission']).toBe(permission);
+      expect(op.description).toContain(permission);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(statuses));
+      for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
+        expect(op.parameters).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ name, in: 'path', required: true, schema: expect.objectContaining({ type: 'integer' }) }),
+          ]),
+        );
+      }
+    }
+  });
+});

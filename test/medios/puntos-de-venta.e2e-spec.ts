@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+
+const BASE = '/api/v1/admin/puntos-de-venta';
+const MEDIOS = '/api/v1/admin/medios';
+let seq = 0;
+
+describe('puntos de venta', () => {
+  let t: TestApp;
+  let admin: string;
+  let adminId: number;
+  let cajero: CreatedUser;
+  let numero = 0;
+  const nextNumero = () => ++numero;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
+    cajero = await t.createUser('cajero');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function createMedio(): Promise<any> {
+    const res = await t.post(MEDIOS, { codigo: `PV_${process.pid}_${++seq}`, nombre: 'Medio' }, { token: admin });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  async function createPdv(medioId: number, fields: Partial<{ numeroAFIP: number; nombre: string; domicilio: string }> = {}): Promise<any> {
+    const res = await t.post(BASE, { medioId, numeroAFIP: nextNumero(), nombre: 'Casa central', domicilio: 'Calle 1', ...fields }, { token: admin });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+
+  const routes = (medioId: number, id: number): Array<['GET' | 'POST' | 'PUT', string, unknown?]> => [
+    ['POST', BASE, { medioId, numeroAFIP: 99999, nombre: 'x', domicilio: 'x' }],
+    ['GET', BASE],
+    ['GET', `${BASE}/${id}`],
+    ['PUT', `${BASE}/${id}`, { numeroAFIP: 1, nombre: 'x', domicilio: 'x' }],
+    ['POST', `${BASE}/${id}/deactivate`],
+    ['POST', `${BASE}/${id}/reactivate`],
+    ['GET', `${MEDIOS}/${medioId}/puntos-de-venta`],
+    ['GET', `${BASE}/lookup?medioId=${medioId}&numeroAFIP=1`],
+  ];
+
+  it('answers 401 no_autenticado on each of the eight operations without a token', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    for (const [method, url, body] of routes(medio.id, pdv.id)) {
+      expectProblem(await t.request(method, url, { body }), 401, 'no_autenticado');
+    }
+  });
+
+  it('answers 403 permiso_denegado on each of the eight operations to a caller without administracion:puntos_de_venta:gestionar', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    for (const [method, url, body] of routes(medio.id, pdv.id)) {
+      expectProblem(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
+    }
+    // administracion:medios:gestionar alone does not open them either
+    const noPdvPermission = await t.createUser('supervisor', { overrides: { granted: [], denied: ['administracion:puntos_de_venta:gestionar'] } });
+    expectProblem(await t.get(BASE, { token: noPdvPermission.token }), 403, 'permiso_denegado');
+  });
+
+  it('serves the eight operations to contable, which holds administracion:puntos_de_venta:gestionar but not the medios permission', async () => {
+    const medio = await createMedio();
+    const contable = await t.createUser('contable');
+    const created = await t.post(BASE, { medioId: medio.id, numeroAFIP: nextNumero(), nombre: 'x', domicilio: 'x' }, { token: contable.token });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const n = created.body.numeroAFIP;
+    expect((await t.get(BASE, { token: contable.token })).status).toBe(200);
+    expect((await t.get(`${BASE}/${id}`, { token: contable.token })).status).toBe(200);
+    expect((await t.put(`${BASE}/${id}`, { numeroAFIP: n, nombre: 'y', domicilio: 'y' }, { token: contable.token })).status).toBe(200);
+    expect((await t.post(`${BASE}/${id}/deactivate`, undefined, { token: contable.token })).status).toBe(200);
+    expect((await t.post(`${BASE}/${id}/reactivate`, undefined, { token: contable.token })).status).toBe(200);
+    expect((await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: contable.token })).status).toBe(200);
+    expect((await t.get(`${BASE}/lookup`, { token: contable.token, query: { medioId: medio.id, numeroAFIP: n } })).status).toBe(200);
+    expectProblem(await t.get(MEDIOS, { token: contable.token }), 403, 'permiso_denegado');
+  });
+
+  it('creates a point of sale with 201, the resource and a Location that resolves to it', async () => {
+    const medio = await createMedio();
+    const res = await t.post(
+      BASE,
+      { medioId: medio.id, numeroAFIP: 4321, nombre: 'Sucursal Centro', domicilio: 'Av. Belgrano 100' },
+      { token: admin },
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      medioId: medio.id,
+      numeroAFIP: 4321,
+      nombre: 'Sucursal Centro',
+      domicilio: 'Av. Belgrano 100',
+      activo: true,
+      createdAt: expect.stringMatching(/Z$/),
+      updatedAt: expect.stringMatching(/Z$/),
+    });
+    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
+    const read = await t.get(res.headers.location as string, { token: admin });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+  });
+
+  it('audits punto_de_venta.create with the actor and {after}', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id, { nombre: 'Kiosco', domicilio: 'Plaza' });
+    const [event] = await t.auditEvents({ action: 'punto_de_venta.create', targetId: String(pdv.id) });
+    expect(event).toMatchObject({
+      action: 'punto_de_venta.create',
+      target_type: 'punto_de_venta',
+      target_id: String(pdv.id),
+      actor_user_id: adminId,
+    });
+    expect(event.metadata).toEqual({ after: { medioId: medio.id, numeroAFIP: pdv.numeroAFIP, nombre: 'Kiosco', domicilio: 'Plaza' } });
+  });
+
+  it('accepts numeroAFIP 1 and 99999 and rejects 0, 100000, a string, a fraction and null with 400 validacion', async () => {
+    const medio = await createMedio();
+    expect((await createPdv(medio.id, { numeroAFIP: 1 })).numeroAFIP).toBe(1);
+    expect((await createPdv(medio.id, { numeroAFIP: 99999 })).numeroAFIP).toBe(99999);
+    for (const numeroAFIP of [0, 100000, -5, '7', 7.5, null]) {
+      const res = await t.post(BASE, { medioId: medio.id, numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin });
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'numeroAFIP' })]));
+    }
+  });
+
+  it('rejects missing fields and unknown properties with 400 validacion', async () => {
+    const medio = await createMedio();
+    expectProblem(await t.post(BASE, { medioId: medio.id, numeroAFIP: nextNumero(), nombre: 'x' }, { token: admin }), 400, 'validacion');
+    expectProblem(
+      await t.post(BASE, { medioId: medio.id, numeroAFIP: nextNumero(), nombre: 'x', domicilio: 'x', proximoNumero: 1 }, { token: admin }),
+      400,
+      'validacion',
+    );
+  });
+
+  it('answers 404 no_encontrado when creating a point of sale under a medio that does not exist', async () => {
+    expectProblem(await t.post(BASE, { medioId: 999999, numeroAFIP: 1, nombre: 'x', domicilio: 'x' }, { token: admin }), 404, 'no_encontrado');
+  });
+
+  it('answers 409 medio_inactivo when creating a point of sale under an inactive medio', async () => {
+    const medio = await createMedio();
+    await deactivateMedio(medio.id);
+    expectProblem(await t.post(BASE, { medioId: medio.id, numeroAFIP: 1, nombre: 'x', domicilio: 'x' }, { token: admin }), 409, 'medio_inactivo');
+    expect(await t.query('SELECT id FROM puntos_de_venta WHERE medio_id = $1', [medio.id])).toHaveLength(0);
+  });
+
+  it('rejects a numeroAFIP already used in the same medio with 409 duplicado, also by an inactive point of sale', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    const body = { medioId: medio.id, numeroAFIP: pdv.numeroAFIP, nombre: 'otro', domicilio: 'otro' };
+    expectProblem(await t.post(BASE, body, { token: admin }), 409, 'duplicado');
+    await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
+    expectProblem(await t.post(BASE, body, { token: admin }), 409, 'duplicado');
+  });
+
+  it('allows the same numeroAFIP in another medio', async () => {
+    const first = await createMedio();
+    const second = await createMedio();
+    const pdv = await createPdv(first.id);
+    const res = await t.post(BASE, { medioId: second.id, numeroAFIP: pdv.numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin });
+    expect(res.status).toBe(201);
+  });
+
+  it('lets exactly one of 20 concurrent identical creates succeed; the others get 409 duplicado', async () => {
+    const medio = await createMedio();
+    const body = { medioId: medio.id, numeroAFIP: 777, nombre: 'carrera', domicilio: 'x' };
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.post(BASE, body, { token: admin })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) expectProblem(r, 409, 'duplicado');
+    expect(await t.query('SELECT id FROM puntos_de_venta WHERE medio_id = $1 AND numero_afip = $2', [medio.id, 777])).toHaveLength(1);
+  });
+
+  it('answers 404 no_encontrado for a point of sale that does not exist, on get, update, deactivate and reactivate', async () => {
+    expectProblem(await t.get(`${BASE}/999999`, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.put(`${BASE}/999999`, { numeroAFIP: 1, nombre: 'x', domicilio: 'x' }, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.post(`${BASE}/999999/deactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.post(`${BASE}/999999/reactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+  });
+
+  it('lists points of sale paged, filtered by medioId and activo, ordered by numeroAFIP', async () => {
+    const medio = await createMedio();
+    const c = await createPdv(medio.id, { numeroAFIP: 30 });
+    const a = await createPdv(medio.id, { numeroAFIP: 10 });
+    const b = await createPdv(medio.id, { numeroAFIP: 20 });
+    await t.post(`${BASE}/${c.id}/deactivate`, undefined, { token: admin });
+
+    const page1 = await t.get(BASE, { token: admin, query: { medioId: medio.id, pageSize: 2 } });
+    expect(page1.status).toBe(200);
+    expect(page1.body).toEqual({
+      items: [expect.objectContaining({ id: a.id }), expect.objectContaining({ id: b.id })],
+      total: 3,
+      page: 1,
+      pageSize: 2,
+    });
+    const page2 = await t.get(BASE, { token: admin, query: { medioId: medio.id, pageSize: 2, page: 2 } });
+    expect(page2.body).toEqual({ items: [expect.objectContaining({ id: c.id, activo: false })], total: 3, page: 2, pageSize: 2 });
+
+    const active = await t.get(BASE, { token: admin, query: { medioId: medio.id, activo: true } });
+    expect(active.body.items.map((p: any) => p.id)).toEqual([a.id, b.id]);
+    expect(active.body).toMatchObject({ total: 2, page: 1, pageSize: 20 });
+    const inactive = await t.get(BASE, { token: admin, query: { medioId: medio.id, activo: false } });
+    expect(inactive.body.items.map((p: any) => p.id)).toEqual([c.id]);
+  });
+
+  it('rejects an out-of-range page or pageSize with 400 validacion', async () => {
+    for (const query of [{ pageSize: 101 }, { pageSize: 0 }, { page: 0 }, { page: 'x' }]) {
+      expectProblem(await t.get(BASE, { token: admin, query }), 400, 'validacion');
+    }
+  });
+
+  it('lists the points of sale of a medio as an array ordered by numeroAFIP, inactive ones included', async () => {
+    const medio = await createMedio();
+    const other = await createMedio();
+    const b = await createPdv(medio.id, { numeroAFIP: 2 });
+    const a = await createPdv(medio.id, { numeroAFIP: 1 });
+    await createPdv(other.id, { numeroAFIP: 1 });
+    await t.post(`${BASE}/${b.id}/deactivate`, undefined, { token: admin });
+    const res = await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.map((p: any) => p.id)).toEqual([a.id, b.id]);
+  });
+
+  it('answers 404 no_encontrado for the points of sale of a medio that does not exist', async () => {
+    expectProblem(await t.get(`${MEDIOS}/999999/puntos-de-venta`, { token: admin }), 404, 'no_encontrado');
+  });
+
+  it('looks a point of sale up by medioId and numeroAFIP, without the path being taken for an id', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id, { numeroAFIP: 555 });
+    const res = await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 555 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(pdv);
+  });
+
+  it('answers 404 no_encontrado for a lookup that matches nothing', async () => {
+    const medio = await createMedio();
+    await createPdv(medio.id, { numeroAFIP: 556 });
+    expectProblem(await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 557 } }), 404, 'no_encontrado');
+    expectProblem(await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: 999999, numeroAFIP: 556 } }), 404, 'no_encontrado');
+  });
+
+  it('answers 400 validacion for a lookup without medioId or numeroAFIP or with a bad value', async () => {
+    const medio = await createMedio();
+    expectProblem(await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id } }), 400, 'validacion');
+    expectProblem(await t.get(`${BASE}/lookup`, { token: admin, query: { numeroAFIP: 1 } }), 400, 'validacion');
+    expectProblem(await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 100000 } }), 400, 'validacion');
+  });
+
+  it('updates numeroAFIP, nombre and domicilio and audits punto_de_venta.update with {before, after}', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id, { numeroAFIP: 40, nombre: 'Antes', domicilio: 'Calle vieja' });
+    const res = await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: 41, nombre: 'Después', domicilio: 'Calle nueva' }, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: pdv.id, medioId: medio.id, numeroAFIP: 41, nombre: 'Después', domicilio: 'Calle nueva' });
+    expect((await t.get(`${BASE}/${pdv.id}`, { token: admin })).body).toMatchObject({ numeroAFIP: 41, nombre: 'Después' });
+    const [event] = await t.auditEvents({ action: 'punto_de_venta.update', targetId: String(pdv.id) });
+    expect(event).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
+    expect(event.metadata).toEqual({
+      before: { numeroAFIP: 40, nombre: 'Antes', domicilio: 'Calle vieja' },
+      after: { numeroAFIP: 41, nombre: 'Después', domicilio: 'Calle nueva' },
+    });
+  });
+
+  it('rejects an update to a numeroAFIP taken in the medio with 409 duplicado', async () => {
+    const medio = await createMedio();
+    const taken = await createPdv(medio.id);
+    const pdv = await createPdv(medio.id);
+    expectProblem(
+      await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: taken.numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin }),
+      409,
+      'duplicado',
+    );
+    // keeping its own number is no clash
+    expect((await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: pdv.numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin })).status).toBe(200);
+  });
+
+  it('answers 409 medio_inactivo when updating a point of sale whose medio is inactive', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id, { nombre: 'Original' });
+    await deactivateMedio(medio.id);
+    expectProblem(
+      await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: pdv.numeroAFIP, nombre: 'Nuevo', domicilio: 'x' }, { token: admin }),
+      409,
+      'medio_inactivo',
+    );
+    expect((await t.get(`${BASE}/${pdv.id}`, { token: admin })).body.nombre).toBe('Original');
+  });
+
+  it('allows updating an inactive point of sale of an active medio', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
+    const res = await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: pdv.numeroAFIP, nombre: 'Renombrado', domicilio: 'x' }, { token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ nombre: 'Renombrado', activo: false });
+  });
+
+  it('rejects an update body carrying medioId with 400 campo_inmutable', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    expectProblem(
+      await t.put(`${BASE}/${pdv.id}`, { medioId: medio.id, numeroAFIP: pdv.numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin }),
+      400,
+      'campo_inmutable',
+    );
+  });
+
+  it('deactivates with 200 and punto_de_venta.deactivate {before, after}; a repeat is 200 with no new event', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    const first = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: pdv.id, activo: false });
+    const repeat = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.activo).toBe(false);
+    const events = await t.auditEvents({ action: 'punto_de_venta.deactivate', targetId: String(pdv.id) });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
+    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
+  });
+
+  it('reactivates with 200 and punto_de_venta.reactivate {before, after}; a repeat is 200 with no new event', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
+    const first = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: pdv.id, activo: true });
+    const repeat = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
+    expect(repeat.status).toBe(200);
+    const events = await t.auditEvents({ action: 'punto_de_venta.reactivate', targetId: String(pdv.id) });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
+    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
+  });
+
+  it('offers no number reservation or next-number operation', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id);
+    expectProblem(await t.post(`${BASE}/${pdv.id}/reserve`, undefined, { token: admin }), 404, 'no_encontrado');
+    expectProblem(await t.get(`${BASE}/${pdv.id}/next-number`, { token: admin }), 404, 'no_encontrado');
+  });
+});

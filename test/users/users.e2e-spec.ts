@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { ADMIN_USERNAME, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+
+const USER_FIELDS = ['activo', 'apellido', 'createdAt', 'email', 'id', 'mustChangePassword', 'nombre', 'rol', 'ultimoLogin', 'updatedAt', 'username'];
+
+describe('users', () => {
+  let t: TestApp;
+  let admin: string;
+  let adminId: number;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    adminId = Number((await t.query('SELECT id FROM users WHERE username = $1', [ADMIN_USERNAME]))[0].id);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const unique = (prefix: string) => `${prefix}_${randomBytes(4).toString('hex')}`;
+  const body = (overrides: Record<string, unknown> = {}) => {
+    const username = unique('user');
+    return { username, password: 'Clave-segura-1', nombre: 'Ana', apellido: 'García', email: `${username}@example.test`, rol: 'consulta', ...overrides };
+  };
+  const create = async (overrides: Record<string, unknown> = {}): Promise<HttpResult> => {
+    const res = await t.post('/api/v1/users', body(overrides), { token: admin });
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
+    return res;
+  };
+
+  describe('create', () => {
+    it('answers 201 with the UsuarioDto, a Location and mustChangePassword true', async () => {
+      const input = body({ rol: 'cajero' });
+      const res = await t.post('/api/v1/users', input, { token: admin });
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual(USER_FIELDS);
+      expect(res.body).toMatchObject({ username: input.username, nombre: 'Ana', apellido: 'García', email: input.email, rol: 'cajero', activo: true, mustChangePassword: true, ultimoLogin: null });
+      expect(res.headers.location).toBe(`/api/v1/users/${res.body.id}`);
+      expect((await t.get(res.headers.location as string, { token: admin })).body).toEqual(res.body);
+    });
+
+    it('stores the password only as a bcrypt hash and never answers it', async () => {
+      const input = body();
+      const res = await t.post('/api/v1/users', input, { token: admin });
+      expect(res.text).not.toContain(input.password);
+      expect(res.text).not.toMatch(/"password|hash"|\$2[aby]\$/i);
+      const [row] = await t.query('SELECT password_hash FROM users WHERE id = $1', [res.body.id]);
+      expect(row.password_hash).toMatch(/^\$2[aby]\$\d{2}\$/);
+      expect(row.password_hash).not.toContain(input.password);
+    });
+
+    it('audits usuario.create with the admin from sub as actor and no password', async () => {
+      const input = body({ rol: 'vendedor' });
+      const res = await t.post('/api/v1/users', input, { token: admin });
+      const [event] = await t.auditEvents({ action: 'usuario.create', targetId: String(res.body.id) });
+      expect(event).toMatchObject({ target_type: 'usuario', actor_user_id: adminId });
+      expect(event.metadata).toEqual({ after: { username: input.username, nombre: 'Ana', apellido: 'García', email: input.email, rol: 'vendedor' } });
+    });
+
+    it('rejects an unknown role with 400', async () => {
+      expectProblem(await t.post('/api/v1/users', body({ rol: 'no_existe' }), { token: admin }), 400, 'validacion');
+    });
+
+    it('rejects an inactive role with 400', async () => {
+      const codigo = unique('inactivo');
+      expect((await t.post('/api/v1/roles', { codigo, nombre: 'Inactivo' }, { token: admin })).status).toBe(201);
+      expect((await t.delete(`/api/v1/roles/${codigo}`, { token: admin })).status).toBe(204);
+      const res = await t.post('/api/v1/users', body({ rol: codigo }), { token: admin });
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'rol' })]);
+    });
+
+    it('rejects a duplicate username with 409 duplicado', async () => {
+      const first = await create();
+      expectProblem(await t.post('/api/v1/users', body({ username: first.body.username }), { token: admin }), 409, 'duplicado');
+    });
+
+    it('answers exactly one 201 and nineteen 409 to 20 concurrent creates of one username', async () => {
+      const input = body();
+      const results = await Promise.all(Array.from({ length: 20 }, () => t.post('/api/v1/users', input, { token: admin })));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+      for (const r of results.filter((x) => x.status === 409)) expect(r.body.code).toBe('duplicado');
+      expect(await t.query('SELECT id FROM users WHERE username = $1', [input.username])).toHaveLength(1);
+    });
+
+    it('rejects a username outside 3..50 characters of [A-Za-z0-9._-] with 400', async () => {
+      for (const username of ['ab', 'con espacio', 'ñandú', 'x'.repeat(51), 'a/b']) {
+        expectProblem(await t.post('/api/v1/users', body({ username }), { token: admin }), 400, 'validacion');
+      }
+    });
+
+    it('rejects a weak password with 400 password_debil', async () => {
+      const username = unique('weak');
+      for (const password of ['Corta-1', 'todoenminusculas', username, `${'ñ'.repeat(35)}Ab1` /* 73 bytes */]) {
+        expectProblem(await t.post('/api/v1/users', body({ username, password }), { token: admin }), 400, 'password_debil');
+      }
+    });
+
+    it('rejects missing fields, a bad email and unknown properties with 400', async () => {
+      const { nombre: _n, ...withoutNombre } = body();
+      expectProblem(await t.post('/api/v1/users', withoutNombre, { token: admin }), 400, 'validacion');
+      expectProblem(await t.post('/api/v1/users', body({ email: 'no-es-un-email' }), { token: admin }), 400, 'validacion');
+      expectProblem(await t.post('/api/v1/users', body({ activo: false }), { token: admin }), 400, 'validacion');
+    });
+  });
+
+  describe('read', () => {
+    it('answers 404 for a missing user and 400 for a bad id', async () => {
+      expectProblem(await t.get('/api/v1/users/999999', { token: admin }), 404, 'no_encontrado');
+      expectProblem(await t.get('/api/v1/users/abc', { token: admin }), 400, 'validacion');
+    });
+
+    it('lists users paged, ordered by username, filtered by search, rol and activo', async () => {
+      const tag = unique('lst').toLowerCase();
+      const a = await create({ username: `${tag}_a`, rol: 'cajero' });
+      const b = await create({ username: `${tag}_b`, rol: 'vendedor', apellido: 'Zúñiga' });
+      await create({ username: `${tag}_c`, rol: 'cajero' });
+      expect((await t.post(`/api/v1/users/${b.body.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+
+      const all = await t.get('/api/v1/users', { token: admin, query: { search: tag.toUpperCase(), pageSize: 2 } });
+      expect(all.status).toBe(200);
+      expect(all.body).toMatchObject({ total: 3, page: 1, pageSize: 2 });
+      expect(all.body.items.map((u: any) => u.username)).toEqual([`${tag}_a`, `${tag}_b`]);
+      expect(Object.keys(all.body.items[0]).sort()).toEqual(USER_FIELDS);
+
+      const cajeros = await t.get('/api/v1/users', { token: admin, query: { search: tag, rol: 'cajero' } });
+      expect(cajeros.body.items.map((u: any) => u.username)).toEqual([`${tag}_a`, `${tag}_c`]);
+      const inactive = await t.get('/api/v1/users', { token: admin, query: { search: tag, activo: false } });
+      expect(inactive.body.items.map((u: any) => u.id)).toEqual([b.body.id]);
+      const byApellido = await t.get('/api/v1/users', { token: admin, query: { search: 'zúñiga' } });
+      expect(byApellido.body.items.map((u: any) => u.id)).toContain(b.body.id);
+      expect(byApellido.body.items.map((u: any) => u.id)).not.toContain(a.body.id);
+    });
+
+    it('treats % and _ in search literally', async () => {
+      const res = await t.get('/api/v1/users', { token: admin, query: { search: '%' } });
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(0);
+    });
+
+    it('rejects out-of-range paging and bad filters with 400', async () => {
+      expectProblem(await t.get('/api/v1/users', { token: admin, query: { pageSize: 101 } }), 400, 'validacion');
+      expectProblem(await t.get('/api/v1/users', { token: admin, query: { page: 0 } }), 400, 'validacion');
+      expectProblem(await t.get('/api/v1/users', { token: admin, query: { activo: 'si' } }), 400, 'validacion');
+      expectProblem(await t.get('/api/v1/users', { token: admin, query: { rol: 'Admin' } }), 400, 'validacion');
+    });
+  });
+
+  describe('update', () => {
+    it('replaces the editable fields and audits usuario.update with before and after', async () => {
+      const created = await create({ rol: 'cajero' });
+      const id = created.body.id;
+      const res = await t.put(`/api/v1/users/${id}`, { nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' }, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id, username: created.body.username, nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' });
+      const [event] = await t.auditEvents({ action: 'usuario.update', targetId: String(id) });
+      expect(event).toMatchObject({ target_type: 'usuario', actor_user_id: adminId });
+      expect(event.metadata).toEqual({
+        before: { nombre: 'Ana', apellido: 'García', email: created.body.email, rol: 'cajero' },
+        after: { nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' },
+      });
+    });
+
+    it("revokes the user's refresh tokens: their refresh then answers 401", async () => {
+      const user = await t.createUser('cajero');
+      const bystander = await t.createUser('cajero');
+      expect(await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id])).toHaveLength(1);
+      const res = await t.put(`/api/v1/users/${user.id}`, { nombre: 'Otro', apellido: 'Nombre', email: 'otro@example.test', rol: 'cajero' }, { token: admin });
+      expect(res.status).toBe(200);
+      const active = await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
+      expect(active).toHaveLength(0);
+      expectProblem(await t.post('/api/v1/auth/refresh', { accessToken: user.token, refreshToken: user.refreshToken }), 401, 'refresh_invalido');
+      // the same request for a user nobody updated still renews
+      expect((await t.post('/api/v1/auth/refresh', { accessToken: bystander.token, refreshToken: bystander.refreshToken })).status).toBe(200);
+    });
+
+    it('rejects a username in the body with 400 campo_inmutable', async () => {
+      const created = await create();
+      const res = await t.put(`/api/v1/users/${created.body.id}`, { nombre: 'X', apellido: 'Y', email: 'x@example.test', rol: 'consulta', username: created.body.username }, { token: admin });
+      expectProblem(res, 400, 'campo_inmutable');
+    });
+
+    it('rejects a change to an unknown or inactive role with 400, and answers 404 for a missing user', async () => {
+      const created = await create();
+      const fields = { nombre: 'X', apellido: 'Y', email: 'x@example.test' };
+      expectProblem(await t.put(`/api/v1/users/${created.body.id}`, { ...fields, rol: 'no_existe' }, { token: admin }), 400, 'validacion');
+      expectProblem(await t.put('/api/v1/users/999999', { ...fields, rol: 'consulta' }, { token: admin }), 404, 'no_encontrado');
+    });
+  });
+
+  describe('deactivate and reactivate', () => {
+    it("deactivates, revokes the user's tokens, locks the user out at once and audits usuario.deactivate", async () => {
+      const user = await t.createUser('supervisor');
+      expect((await t.get('/api/v1/users', { token: user.token })).status).toBe(200);
+      const res = await t.post(`/api/v1/users/${user.id}/deactivate`, undefined, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: user.id, activo: false });
+      expect(await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id])).toHaveLength(0);
+      expectProblem(await t.get('/api/v1/users', { token: user.token }), 401, 'no_autenticado');
+      const [event] = await t.auditEvents({ action: 'usuario.deactivate', targetId: String(user.id) });
+      expect(event).toMatchObject({ target_type: 'usuario', actor_user_id: adminId, metadata: { before: { activo: true }, after: { activo: false } } });
+    });
+
+    it('treats a repeated deactivate as a 200 no-op without an audit event', async () => {
+      const created = await create();
+      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
+      const again = await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
+      expect(again.status).toBe(200);
+      expect(again.body.activo).toBe(false);
+      expect(await t.auditEvents({ action: 'usuario.deactivate', targetId: String(created.body.id) })).toHaveLength(1);
+    });
+
+    it('reactivates, audits usuario.reactivate, and a repeat is a no-op', async () => {
+      const created = await create();
+      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
+      const res = await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.body.activo).toBe(true);
+      expect((await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
+      const events = await t.auditEvents({ action: 'usuario.reactivate', targetId: String(created.body.id) });
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ target_type: 'usuario', actor_user_id: adminId, metadata: { before: { activo: false }, after: { activo: true } } });
+    });
+  });
+
+  describe('access', () => {
+    const routes = (id: number): Array<[string, string, unknown?]> => [
+      ['GET', '/api/v1/users'],
+      ['GET', `/api/v1/users/${id}`],
+      ['POST', '/api/v1/users', body()],
+      ['PUT', `/api/v1/users/${id}`, { nombre: 'X', apellido: 'Y', email: 'x@example.test', rol: 'consulta' }],
+      ['POST', `/api/v1/users/${id}/deactivate`],
+      ['POST', `/api/v1/users/${id}/reactivate`],
+      ['POST', `/api/v1/users/${id}/password-reset`],
+      ['GET', `/api/v1/users/${id}/permisos`],
+      ['PUT', `/api/v1/users/${id}/permisos/overrides`, { granted: [], denied: [] }],
+    ];
+
+    it('answers 401 without a token on every users route', async () => {
+      for (const [method, url, payload] of [...routes(adminId), ['PUT', '/api/v1/users/me/password', { currentPassword: 'x', newPassword: 'y' }] as [string, string, unknown]]) {
+        const res = await t.request(method as 'GET', url, { body: payload });
+        expect([method, url, res.status]).toEqual([method, url, 401]);
+      }
+    });
+
+    it('answers 403 to a cajero on every permission-guarded users route and records permission.denied', async () => {
+      const cajero = await t.createUser('cajero');
+      for (const [method, url, payload] of routes(cajero.id)) {
+        const res = await t.request(method as 'GET', url, { token: cajero.token, body: payload });
+        expect([method, url, res.status, res.body.code]).toEqual([method, url, 403, 'permiso_denegado']);
+      }
+      const denied = (await t.securityEvents('permission.denied')).filter((e) => e.actor_user_id === cajero.id);
+      expect(denied.map((e) => e.metadata.endpoint)).toContain('/api/v1/users/:id/permisos/overrides');
+    });
+
+    it('documents every users operation in OpenAPI with its permission', async () => {
+      const doc = (await t.get('/docs/openapi.json')).body;
+      const expected: Array<[string, string, string | undefined]> = [
+        ['/api/v1/users', 'get', 'administracion:usuarios:ver'],
+        ['/api/v1/users', 'post', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/{id}', 'get', 'administracion:usuarios:ver'],
+        ['/api/v1/users/{id}', 'put', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/{id}/deactivate', 'post', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/{id}/reactivate', 'post', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/{id}/password-reset', 'post', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/{id}/permisos', 'get', 'administracion:usuarios:ver'],
+        ['/api/v1/users/{id}/permisos/overrides', 'put', 'administracion:usuarios:gestionar'],
+        ['/api/v1/users/me/password', 'put', undefined],
+      ];
+      for (const [path, method, permission] of expected) {
+        const op = doc.paths[path]?.[method];
+        expect([path, method, op?.['x-required-permission']]).toEqual([path, method, permission]);
+        if (permission) expect(op.description).toContain(`Required permission: \`${permission}\``);
+        expect(op.security).toEqual([{ bearer: [] }]);
+      }
+      expect(doc.paths['/api/v1/users/{id}'].get['x-required-permission-with-query']).toEqual({ asOf: 'administracion:auditoria:ver' });
+      expect(doc.paths['/api/v1/users/{id}/permisos'].get['x-required-permission-with-query']).toEqual({ asOf: 'administracion:auditoria:ver' });
+    });
+
+    it('lets a reader (auditor) read but not write', async () => {
+      const auditor = await t.createUser('auditor');
+      expect((await t.get('/api/v1/users', { token: auditor.token })).status).toBe(200);
+      expect((await t.get(`/api/v1/users/${auditor.id}/permisos`, { token: auditor.token })).status).toBe(200);
+      expectProblem(await t.post('/api/v1/users', body(), { token: auditor.token }), 403, 'permiso_denegado');
+    });
+  });
+});
