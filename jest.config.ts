@@ -13,7 +13,7 @@ const config: Config = {
   },
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/reliability/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/reliability/', '/test/browser/'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   setupFilesAfterEnv: ['<rootDir>/test/support/preload-esm.ts'],

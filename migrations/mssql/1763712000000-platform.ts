@@ -145,7 +145,8 @@ export class Platform1763712000000 implements MigrationInterface {
     // third month ahead, computed now; RANGE RIGHT puts each boundary in the partition to its
     // right, so partition [M, M+1) holds month M.
     await q.query(`
-      DECLARE @start date = DATEADD(month, -1, DATEFROMPARTS(YEAR(SYSUTCDATETIME()), MONTH(SYSUTCDATETIME()), 1));
+      DECLARE @now datetime2(7) = SYSUTCDATETIME();
+      DECLARE @start date = DATEADD(month, -1, DATEFROMPARTS(YEAR(@now), MONTH(@now), 1));
       DECLARE @values nvarchar(max) = N'';
       DECLARE @i int = 0;
       WHILE @i <= 5

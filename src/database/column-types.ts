@@ -14,6 +14,19 @@ export const TIMESTAMP: ColumnType = engine === 'mssql' ? 'datetime2' : 'timesta
 /** Boolean: boolean on PostgreSQL, bit on SQL Server. */
 export const BOOLEAN: ColumnType = engine === 'mssql' ? 'bit' : 'boolean';
 
+/**
+ * A calendar date (`yyyy-MM-dd` strings in and out, whatever the process's time zone).
+ * PostgreSQL: TypeORM's `date` type already does. SQL Server: TypeORM would turn the string into a
+ * local-midnight JS Date and tedious sends (and reads) dates in UTC, which shifts the day when the
+ * process does not run in UTC; there the column is mapped as varchar (SQL Server converts the ISO
+ * string to `date` itself) and the Date tedious returns is read with UTC getters.
+ */
+export const CALENDAR_DATE: ColumnType = engine === 'mssql' ? 'varchar' : 'date';
+export const calendarDateTransformer: ValueTransformer = {
+  to: (value: unknown) => value,
+  from: (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : value),
+};
+
 /** Stores a JSON document as text (jsonb/nvarchar(max) accept it) and always yields parsed values. */
 export const jsonTransformer: ValueTransformer = {
   to: (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),

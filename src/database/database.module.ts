@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
-import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime } from './database-runtime.js';
+import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime, runMigrations } from './database-runtime.js';
 import { SQL_DIALECT } from './dialects/index.js';
 import { migrationsFor } from './migrations.js';
 
@@ -15,16 +15,21 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => ({
-            ...runtime.dialect.dataSourceOptions(connectionSettings(config, runtime.url)),
-            autoLoadEntities: true,
-            synchronize: false,
-            migrations: migrationsFor(runtime.engine),
-            migrationsRun: config.migrationsRun,
-            migrationsTransactionMode: 'each',
-            retryAttempts: 3,
-            retryDelay: 1000,
-          }),
+          useFactory: async (config: AppConfig) => {
+            // Migrations run as the connecting (owner) login; the service's own pool then switches
+            // to the restricted role they create (DATABASE_APP_ROLE), which may not alter the schema.
+            if (config.migrationsRun) await runMigrations(config, runtime.url);
+            return {
+              ...runtime.dialect.dataSourceOptions({ ...connectionSettings(config, runtime.url), role: config.db.appRole || undefined }),
+              autoLoadEntities: true,
+              synchronize: false,
+              migrations: migrationsFor(runtime.engine),
+              migrationsRun: false,
+              migrationsTransactionMode: 'each',
+              retryAttempts: 3,
+              retryDelay: 1000,
+            };
+          },
         }),
       ],
       providers: [

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { decimalTransformer, TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, decimalTransformer, TIMESTAMP } from '../database/column-types.js';
 import type { Provincia } from './provincias.js';
 
 /** ingresos_brutos: the gross-income-tax rate of a provincia; one active entry per provincia. */
@@ -18,7 +18,7 @@ export class IngresosBrutosEntity {
   @Column({ type: 'decimal', precision: 7, scale: 4, transformer: decimalTransformer })
   alicuota: number;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

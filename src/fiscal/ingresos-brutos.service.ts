@@ -10,7 +10,7 @@ import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type IngresosBrutosBodyDto, IngresosBrutosDto } from './dto/ingresos-brutos.dto.js';
 import { IngresosBrutosEntity } from './ingresos-brutos.entity.js';
 import type { Provincia } from './provincias.js';
-import { uniqueOrDuplicate } from './store-errors.js';
+import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 
 /**
  * Ingresos brutos (SEED 2.6, 4.7): alicuota an exact decimal(7,4); at most one ACTIVE entry per
@@ -28,7 +28,7 @@ export class IngresosBrutosService {
   async create(dto: IngresosBrutosBodyDto): Promise<IngresosBrutosDto> {
     await this.ensureNoOtherActive(dto.provincia);
     const now = this.clock.now();
-    const id = await uniqueOrDuplicate(this.dialect, duplicateMessage(dto.provincia), async () => {
+    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), async () => {
       const result = await this.txHost.tx.insert(IngresosBrutosEntity, {
         provincia: dto.provincia,
         descripcion: dto.descripcion,
@@ -58,7 +58,7 @@ export class IngresosBrutosService {
   async update(id: number, dto: IngresosBrutosBodyDto): Promise<IngresosBrutosDto> {
     const entry = await this.lock(id);
     if (entry.activo && dto.provincia !== entry.provincia) await this.ensureNoOtherActive(dto.provincia, id);
-    await uniqueOrDuplicate(this.dialect, duplicateMessage(dto.provincia), () =>
+    await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), () =>
       this.txHost.tx.update(IngresosBrutosEntity, { id }, { ...editable(dto), updatedAt: this.clock.now() }),
     );
     await this.audit.record('ingresos_brutos.update', 'ingresos_brutos', id, { before: editable(entry), after: editable(dto) });
@@ -79,7 +79,7 @@ export class IngresosBrutosService {
   private async setActivo(entry: IngresosBrutosEntity, activo: boolean): Promise<IngresosBrutosDto> {
     if (entry.activo === activo) return IngresosBrutosDto.of(entry);
     const now = this.clock.now();
-    await uniqueOrDuplicate(this.dialect, duplicateMessage(entry.provincia), () =>
+    await uniqueOr409(this.dialect, duplicateMessage(entry.provincia), () =>
       this.txHost.tx.update(IngresosBrutosEntity, { id: entry.id }, { activo, updatedAt: now }),
     );
     await this.audit.record(activo ? 'ingresos_brutos.reactivate' : 'ingresos_brutos.deactivate', 'ingresos_brutos', entry.id, {

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { decimalTransformer, TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, decimalTransformer, TIMESTAMP } from '../database/column-types.js';
 
 /** tipos_iva: a VAT type; `codigo` is the AFIP integer code (unique, immutable). */
 @Entity({ name: 'tipos_iva' })
@@ -17,7 +17,7 @@ export class TipoIvaEntity {
   @Column({ type: 'decimal', precision: 5, scale: 2, transformer: decimalTransformer })
   porcentaje: number;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { FastifyReply } from 'fastify';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
-import { PathId } from '../medios/path-id.js';
+import { PathId } from '../common/validation/path-id.js';
 import { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { CreateTipoIvaDto, TipoIvaDto, UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
 import { FISCAL_PERMISSION } from './provincias.controller.js';

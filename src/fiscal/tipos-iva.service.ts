@@ -7,7 +7,7 @@ import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type CreateTipoIvaDto, TipoIvaDto, type UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
-import { uniqueOrDuplicate } from './store-errors.js';
+import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { TipoIvaEntity } from './tipo-iva.entity.js';
 
 /** Tipos de IVA (SEED 2.6, 4.7): AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
@@ -25,7 +25,7 @@ export class TiposIvaService {
     const duplicate = `Ya existe un tipo de IVA con codigo ${dto.codigo}`;
     if (await tx.existsBy(TipoIvaEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
     const now = this.clock.now();
-    const id = await uniqueOrDuplicate(this.dialect, duplicate, async () => {
+    const id = await uniqueOr409(this.dialect, duplicate, async () => {
       const result = await tx.insert(TipoIvaEntity, {
         codigo: dto.codigo,
         descripcion: dto.descripcion,

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 
 /** medios: a media outlet; `codigo` unique globally and immutable. */
 @Entity({ name: 'medios' })
@@ -13,7 +13,7 @@ export class MedioEntity {
   @Column({ type: 'varchar' })
   nombre: string;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

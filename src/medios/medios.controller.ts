@@ -5,7 +5,7 @@ import { RequirePermission } from '../auth/decorators/require-permission.decorat
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/medio.dto.js';
 import { MediosService } from './medios.service.js';
-import { PathId } from './path-id.js';
+import { PathId } from '../common/validation/path-id.js';
 
 export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
 

@@ -7,7 +7,7 @@ import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
-import { uniqueOrDuplicate } from './store-errors.js';
+import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 
 /** Medios (SEED 2.6, 3.2, 4.5): codigo unique globally and immutable; idempotent (de)activation. */
 @Injectable()
@@ -24,7 +24,7 @@ export class MediosService {
     const duplicate = `Ya existe un medio con codigo ${dto.codigo}`;
     if (await tx.existsBy(MedioEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
     const now = this.clock.now();
-    const id = await uniqueOrDuplicate(this.dialect, duplicate, async () => {
+    const id = await uniqueOr409(this.dialect, duplicate, async () => {
       const result = await tx.insert(MedioEntity, { codigo: dto.codigo, nombre: dto.nombre, activo: true, createdAt: now, updatedAt: now });
       return Number(result.identifiers[0]?.id);
     });

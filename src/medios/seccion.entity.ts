@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 import type { TipoSeccion } from './medios.rules.js';
 
 /** secciones: a section of a medio; `medioId` and `codigo` immutable, codigo unique per medio. */
@@ -20,7 +20,7 @@ export class SeccionEntity {
   @Column({ type: 'varchar' })
   tipo: TipoSeccion;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

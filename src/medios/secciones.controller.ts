@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateSeccionDto, SeccionDto, SeccionesQueryDto, UpdateSeccionDto } from './dto/seccion.dto.js';
 import { MEDIOS_PERMISSION } from './medios.controller.js';
 import { SeccionesService } from './secciones.service.js';
-import { PathId } from './path-id.js';
+import { PathId } from '../common/validation/path-id.js';
 
 const MEDIO_INACTIVO: [number, string] = [409, 'The parent medio is inactive (`medio_inactivo`).'];
 

@@ -9,7 +9,7 @@ import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { type CreateSeccionDto, SeccionDto, type SeccionesQueryDto, type UpdateSeccionDto } from './dto/seccion.dto.js';
 import { MediosService } from './medios.service.js';
 import { SeccionEntity } from './seccion.entity.js';
-import { uniqueOrDuplicate } from './store-errors.js';
+import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 
 /**
  * Secciones (SEED 2.6, 3.2, 4.5): codigo unique within its medio, medioId and codigo immutable,
@@ -31,7 +31,7 @@ export class SeccionesService {
     const duplicate = `El medio ${dto.medioId} ya tiene una seccion con codigo ${dto.codigo}`;
     if (await tx.existsBy(SeccionEntity, { medioId: dto.medioId, codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
     const now = this.clock.now();
-    const id = await uniqueOrDuplicate(this.dialect, duplicate, async () => {
+    const id = await uniqueOr409(this.dialect, duplicate, async () => {
       const result = await tx.insert(SeccionEntity, {
         medioId: dto.medioId,
         codigo: dto.codigo,

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 
 /** roles (system-versioned: history in roles_history). */
 @Entity({ name: 'roles' })
@@ -16,7 +16,7 @@ export class RoleEntity {
   @Column({ type: 'varchar' })
   descripcion: string;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })

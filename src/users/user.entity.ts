@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
+import { BOOLEAN, jsonTransformer, TIMESTAMP } from '../database/column-types.js';
 
 export interface PermissionOverrides {
   granted: string[];
@@ -31,10 +31,10 @@ export class UserEntity {
   @Column({ name: 'role_id', type: 'int' })
   roleId: number;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
-  @Column({ name: 'must_change_password', type: 'boolean' })
+  @Column({ name: 'must_change_password', type: BOOLEAN })
   mustChangePassword: boolean;
 
   @Column({ name: 'ultimo_login', type: TIMESTAMP, nullable: true })

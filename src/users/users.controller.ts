@@ -5,9 +5,7 @@ import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-
 import { Authenticated, RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
 import { type Page, PageOf } from '../common/pagination/page.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
-// The raw-path-segment id decorator: `@Param('id', ParseIdPipe) id: number` rejects every id
-// because the global ValidationPipe turns the segment into a number first (see path-id.ts).
-import { PathId } from '../medios/path-id.js';
+import { PathId } from '../common/validation/path-id.js';
 import { AsOfQueryDto } from '../roles/dto/as-of.dto.js';
 import { HISTORY_PERMISSION } from '../roles/roles.rules.js';
 import { ChangeOwnPasswordDto, TemporaryPasswordDto } from './dto/password.dto.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { placeholders, sqlFor, TestDatabase, testEngine } from '../support/test-database.js';
+import { onlyOn, placeholders, sqlFor, TestDatabase, testEngine } from '../support/test-database.js';
 
 /** The pieces of the test harness that make one suite run on PostgreSQL and on SQL Server. */
 describe('test harness on either engine', () => {
@@ -26,6 +26,11 @@ describe('test harness on either engine', () => {
     const sql = sqlFor({ postgres: 'SELECT current_database() AS name', mssql: 'SELECT DB_NAME() AS name' });
     expect(sql).toContain(testEngine() === 'mssql' ? 'DB_NAME()' : 'current_database()');
     expect((await d.query(sql))[0].name).toBe(d.name);
+  });
+
+  it('runs an engine-specific test as a plain test on its engine and only marks it on the other', () => {
+    expect(onlyOn(testEngine(), 'probe')).toBe(it);
+    expect(onlyOn(testEngine() === 'mssql' ? 'postgres' : 'mssql', 'probe')).not.toBe(it);
   });
 
   it('makes inserts into a table fail at the database until restored', async () => {

@@ -172,11 +172,16 @@ describe('graceful shutdown', () => {
       child.once('exit', (code, signal) => done({ code, signal })),
     );
     const port = await new Promise<number>((done, fail) => {
+      const notListening = setTimeout(() => {
+        child.kill('SIGKILL');
+        fail(new Error(`the server did not listen within 40 s:\n${output}`));
+      }, 40_000);
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         for (const line of output.split('\n')) {
           const port = portOf(line);
           if (port) {
+            clearTimeout(notListening);
             done(port);
             return;
           }
@@ -184,11 +189,10 @@ describe('graceful shutdown', () => {
       };
       child.stdout?.on('data', onData);
       child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      void exited.then((exit) => fail(new Error(`the server exited before listening (${JSON.stringify(exit)}):\n${output}`)));
-      setTimeout(() => {
-        child.kill('SIGKILL');
-        fail(new Error(`the server did not listen within 40 s:\n${output}`));
-      }, 40_000).unref();
+      void exited.then((exit) => {
+        clearTimeout(notListening);
+        fail(new Error(`the server exited before listening (${JSON.stringify(exit)}):\n${output}`));
+      });
     });
     return { child, port, output: () => output, exited };
   }

@@ -17,7 +17,7 @@ function IsInstant(options?: ValidationOptions): PropertyDecorator {
 
 /** Query of GET /api/v1/audit/events (SEED 4.4; API.md "Audit"). */
 export class AuditEventsQueryDto {
-  @ApiPropertyOptional({ description: 'Only events by this user id.', example: 1, minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Only events by this user id.', example: 1, minimum: 1 })
   @IsOptional()
   @ToInt()
   @IsInt({ message: 'actorUserId debe ser un entero' })
@@ -53,13 +53,14 @@ export class AuditEventsQueryDto {
   to?: string;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'The `nextCursor` of the previous page, as received. A malformed or altered cursor is ignored: the query starts from the newest event.',
   })
   @IsOptional()
   @Allow()
   cursor?: unknown;
 
-  @ApiPropertyOptional({ description: 'Events per page.', minimum: 1, maximum: 100, default: 50 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Events per page.', minimum: 1, maximum: 100, default: 50 })
   @IsOptional()
   @ToInt()
   @IsInt({ message: 'limit debe ser un entero entre 1 y 100' })

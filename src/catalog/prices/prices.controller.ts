@@ -3,9 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { FastifyReply } from 'fastify';
 import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
-// The raw-path-segment id decorator: `@Param('id', ParseIdPipe) id: number` rejects every id
-// because the global ValidationPipe turns the segment into a number first (see path-id.ts).
-import { PathId } from '../../medios/path-id.js';
+import { PathId } from '../../common/validation/path-id.js';
 import { PRODUCTS_PERMISSION } from '../catalog.rules.js';
 import { AddPriceDto, AddPriceResponseDto, PriceDto, VigenteQueryDto } from './dto/price.dto.js';
 import { PricesService } from './prices.service.js';

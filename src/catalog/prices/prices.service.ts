@@ -6,7 +6,7 @@ import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { ProductsService } from '../products/products.service.js';
-import { uniqueOr409 } from '../store-errors.js';
+import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type AddPriceDto, type AddPriceResponseDto, PriceDto } from './dto/price.dto.js';
 import { ProductPriceEntity } from './product-price.entity.js';
 import { todayInArgentina } from './price-rules.js';

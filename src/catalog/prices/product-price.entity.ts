@@ -1,21 +1,5 @@
-import { Column, type ColumnType, Entity, PrimaryGeneratedColumn, type ValueTransformer } from 'typeorm';
-import { decimalTransformer, TIMESTAMP } from '../../database/column-types.js';
-import { engineOf } from '../../database/database-url.js';
-
-/**
- * A `date` column that reads and writes `yyyy-MM-dd` strings on both engines, whatever the
- * process's time zone. PostgreSQL: TypeORM's `date` type already does. SQL Server: TypeORM would
- * turn the string into a local-midnight JS Date and tedious sends (and reads) dates in UTC, which
- * shifts the day when the process does not run in UTC; so there the column is mapped as varchar
- * (SQL Server converts the ISO string to `date` itself) and the Date tedious returns is read with
- * UTC getters. (Engine fixed per process, as in database/column-types.ts.)
- */
-const onMssql = process.env.DATABASE_URL ? engineOf(process.env.DATABASE_URL) === 'mssql' : false;
-const CALENDAR_DATE: ColumnType = onMssql ? 'varchar' : 'date';
-const calendarDateTransformer: ValueTransformer = {
-  to: (value: unknown) => value,
-  from: (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : value),
-};
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { CALENDAR_DATE, calendarDateTransformer, decimalTransformer, TIMESTAMP } from '../../database/column-types.js';
 
 /** product_prices: the append-only price history of a product; one price per product and date. */
 @Entity({ name: 'product_prices' })

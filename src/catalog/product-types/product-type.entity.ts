@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** product_types: `codigo` unique and immutable. */
 @Entity({ name: 'product_types' })
@@ -16,7 +16,7 @@ export class ProductTypeEntity {
   @Column({ type: 'varchar' })
   descripcion: string;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

@@ -8,7 +8,7 @@ import { type Page, pageOf } from '../../common/pagination/page.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
 import { ProductEntity } from '../products/product.entity.js';
-import { uniqueOr409 } from '../store-errors.js';
+import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
 

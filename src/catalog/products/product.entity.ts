@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** products: `codigo` unique and immutable; belongs to a rubro and a product type. */
 @Entity({ name: 'products' })
@@ -19,7 +19,7 @@ export class ProductEntity {
   @Column({ name: 'product_type_id', type: 'int' })
   productTypeId: number;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

@@ -11,7 +11,7 @@ import { ProductTypeEntity } from '../product-types/product-type.entity.js';
 import { ProductTypesService } from '../product-types/product-types.service.js';
 import { RubroEntity } from '../rubros/rubro.entity.js';
 import { RubrosService } from '../rubros/rubros.service.js';
-import { uniqueOr409 } from '../store-errors.js';
+import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductDto, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** rubros: the category tree as an adjacency list (parent_id null for a root). */
 @Entity({ name: 'rubros' })
@@ -13,7 +13,7 @@ export class RubroEntity {
   @Column({ name: 'parent_id', type: 'int', nullable: true })
   parentId: number | null;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
-import { uniqueOr409 } from '../store-errors.js';
+import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateRubroDto, type MoveRubroDto, RubroDto, RubroTreeNodeDto, type UpdateRubroDto } from './dto/rubro.dto.js';
 import { RubrosRepository, type RubroWithChain } from './rubros.repository.js';
 import { buildRubroTree, createsCycle, exceedsMaxDepth, type RubroTreeRow } from './rubro-tree.js';

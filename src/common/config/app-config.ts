@@ -107,6 +107,9 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt({ message: 'DB_POOL_SIZE must be an integer from 1 to 200' }) @Min(1, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' }) @Max(200, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
   DB_POOL_SIZE?: number;
 
+  @IsOptional() @IsString() @Matches(/^([a-z_][a-z0-9_]{0,62})?$/, { message: 'DATABASE_APP_ROLE must be a plain lower-case role name (e.g. medios_app), or empty to connect without switching role' })
+  DATABASE_APP_ROLE?: string;
+
   @IsOptional() @Transform(toInt) @IsInt({ message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' }) @Min(100, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' }) @Max(600000, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' })
   DB_STATEMENT_TIMEOUT_MS?: number;
 
@@ -143,7 +146,17 @@ export interface AppConfig {
   trustProxy: boolean | string;
   logLevel: string;
   logPretty: boolean;
-  db: { poolSize: number; statementTimeoutMs: number };
+  db: {
+    poolSize: number;
+    statementTimeoutMs: number;
+    /**
+     * PostgreSQL role the service's pool switches to on every connection (`-c role=…`): the
+     * restricted `medios_app` (append-only audit store, migrations/postgres/1763712600000-append-only.ts).
+     * Empty: no switch (the login is already restricted, or tests that need the owner). Migrations
+     * and the CLI's admin connections never switch.
+     */
+    appRole: string;
+  };
   shutdownTimeoutMs: number;
 }
 
@@ -218,7 +231,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     logLevel: vars.LOG_LEVEL ?? (isTest ? 'silent' : 'info'),
     logPretty: vars.LOG_PRETTY ?? false,
-    db: { poolSize: vars.DB_POOL_SIZE ?? 10, statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 15000 },
+    db: {
+      poolSize: vars.DB_POOL_SIZE ?? 10,
+      statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 15000,
+      // tests connect as the owner by default (their fixtures write raw SQL); the reliability suite sets it
+      appRole: vars.DATABASE_APP_ROLE ?? (isTest ? '' : 'medios_app'),
+    },
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS ?? 10000,
   };
 }

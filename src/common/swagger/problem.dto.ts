@@ -36,13 +36,43 @@ const DEFAULT_DESCRIPTIONS: Record<number, string> = {
 
 export type ErrorSpec = number | [number, string];
 
+const EXAMPLE_CODES: Record<number, string> = {
+  400: 'validacion',
+  401: 'no_autenticado',
+  403: 'permiso_denegado',
+  404: 'no_encontrado',
+  409: 'duplicado',
+  429: 'demasiados_intentos',
+  500: 'error_interno',
+  503: 'servicio_no_disponible',
+};
+
+/** A problem document example that fits the status (the schema's own example is a 409). */
+function problemExample(status: number, description: string): Record<string, unknown> {
+  const code = /`([a-z_]+)`/.exec(description)?.[1] ?? EXAMPLE_CODES[status] ?? 'error_interno';
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail: description.replace(/`/g, '').replace(/\s*\(.*\)\.?$/, '').replace(/\.$/, ''),
+    instance: '/api/v1/…',
+    code,
+    correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    ...(status === 400 ? { errors: [{ field: 'codigo', message: 'codigo must match /^[A-Z0-9_]{1,20}$/' }] } : {}),
+  };
+}
+
 /** Documents problem+json error answers of an operation. */
 export function ApiErrors(...specs: ErrorSpec[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
     ...specs.map((spec) => {
       const [status, description] = Array.isArray(spec) ? spec : [spec, DEFAULT_DESCRIPTIONS[spec] ?? STATUS_CODES[spec] ?? 'Error'];
-      return ApiResponse({ status, description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } } });
+      return ApiResponse({
+        status,
+        description,
+        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, description) } },
+      });
     }),
   );
 }
@@ -53,7 +83,8 @@ export function ApiFiscalErrors(...specs: ErrorSpec[]): MethodDecorator & ClassD
     ApiExtraModels(FiscalErrorDto),
     ...specs.map((spec) => {
       const [status, description] = Array.isArray(spec) ? spec : [spec, DEFAULT_DESCRIPTIONS[spec] ?? STATUS_CODES[spec] ?? 'Error'];
-      return ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(FiscalErrorDto) } } } });
+      const example = { error: problemExample(status, description).code, message: description.replace(/`/g, '') };
+      return ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(FiscalErrorDto) }, example } } });
     }),
   );
 }

@@ -42,7 +42,7 @@ export class PostgresDialect implements SqlDialect {
         idleTimeoutMillis: 30_000,
         statement_timeout: s.statementTimeoutMs,
         query_timeout: s.statementTimeoutMs + 1000,
-        options: '-c TimeZone=UTC',
+        options: s.role ? `-c TimeZone=UTC -c role=${assertIdentifier(s.role)}` : '-c TimeZone=UTC',
       },
     };
   }

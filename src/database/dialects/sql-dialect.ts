@@ -11,6 +11,13 @@ export interface ConnectionSettings {
   /** how long to wait for a pooled connection or a new one before failing (outages) */
   connectTimeoutMs: number;
   applicationName: string;
+  /**
+   * PostgreSQL: the role every connection switches to at start (`-c role=…`), so the service runs
+   * with the restricted rights of `medios_app` (DATABASE_APP_ROLE) whatever the login. Unset for
+   * migrations and admin connections. SQL Server ignores it: there the login's database user is
+   * made a member of the restricted role instead (migrations/mssql/1763712600000-append-only.ts).
+   */
+  role?: string;
 }
 
 /** The two append-only event stores, partitioned monthly by occurred_at (UTC). */

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { TIMESTAMP } from '../../database/column-types.js';
+import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** puntos_de_venta: an AFIP point of sale of a medio; numeroAFIP unique within the medio. */
 @Entity({ name: 'puntos_de_venta' })
@@ -19,7 +19,7 @@ export class PuntoDeVentaEntity {
   @Column({ type: 'varchar' })
   domicilio: string;
 
-  @Column({ type: 'boolean' })
+  @Column({ type: BOOLEAN })
   activo: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })

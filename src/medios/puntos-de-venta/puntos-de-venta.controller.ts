@@ -12,7 +12,7 @@ import {
   UpdatePuntoDeVentaDto,
 } from './dto/punto-de-venta.dto.js';
 import { PuntosDeVentaService } from './puntos-de-venta.service.js';
-import { PathId } from '../path-id.js';
+import { PathId } from '../../common/validation/path-id.js';
 
 export const PUNTOS_DE_VENTA_PERMISSION = 'administracion:puntos_de_venta:gestionar';
 

@@ -8,7 +8,7 @@ import { DomainError, NotFoundError } from '../../common/errors/domain-error.js'
 import { type Page, pageOf } from '../../common/pagination/page.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { MediosService } from '../medios.service.js';
-import { uniqueOrDuplicate } from '../store-errors.js';
+import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import {
   type CreatePuntoDeVentaDto,
   PuntoDeVentaDto,
@@ -37,7 +37,7 @@ export class PuntosDeVentaService {
     await this.medios.requireActive(dto.medioId);
     await this.ensureNumeroFree(dto.medioId, dto.numeroAFIP);
     const now = this.clock.now();
-    const id = await uniqueOrDuplicate(this.dialect, duplicateMessage(dto.medioId, dto.numeroAFIP), async () => {
+    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.medioId, dto.numeroAFIP), async () => {
       const result = await this.txHost.tx.insert(PuntoDeVentaEntity, {
         medioId: dto.medioId,
         numeroAFIP: dto.numeroAFIP,
@@ -90,7 +90,7 @@ export class PuntosDeVentaService {
     await this.medios.requireActive(pdv.medioId);
     if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
     const now = this.clock.now();
-    await uniqueOrDuplicate(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () =>
+    await uniqueOr409(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () =>
       this.txHost.tx.update(PuntoDeVentaEntity, { id }, { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now }),
     );
     await this.audit.record('punto_de_venta.update', 'punto_de_venta', id, {

@@ -1,6 +1,6 @@
-import { DomainError } from '../common/errors/domain-error.js';
-import type { ErrorCode } from '../common/errors/error-codes.js';
-import type { SqlDialect } from '../database/dialects/index.js';
+import type { SqlDialect } from '../../database/dialects/index.js';
+import { DomainError } from './domain-error.js';
+import type { ErrorCode } from './error-codes.js';
 
 /**
  * Runs a write whose uniqueness the store guarantees and turns the store's unique violation into
