@@ -33,6 +33,14 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     },
   });
 
+  // Registered before Nest mounts its middleware, so the request context (CLS) middleware sees them.
+  adapter.getInstance().addHook('onRequest', async (request, reply) => {
+    const raw = request.raw as RawRequestContext;
+    raw.correlationId = request.id;
+    raw.clientIp = request.ip;
+    reply.header('x-correlation-id', request.id);
+  });
+
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     bufferLogs: true,
     abortOnError: false,
@@ -40,12 +48,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
 
-  fastify.addHook('onRequest', async (request, reply) => {
-    const raw = request.raw as RawRequestContext;
-    raw.correlationId = request.id;
-    raw.clientIp = request.ip;
-    reply.header('x-correlation-id', request.id);
-  });
   // body-parser and other fastify-level failures: same error model as everything else
   fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, fallbackLogger));
 

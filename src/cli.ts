@@ -14,9 +14,10 @@ import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
 import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
 /**
- * Operator CLI: `node dist/src/cli.js <command>` (npm run db:migrate | job -- <name> | openapi).
+ * Operator CLI: `node dist/src/cli.js <command>` (npm run cli -- <command>; npm run db:migrate | job -- <name> | openapi).
  * The database is resolved as the server does (DATABASE_URL, or the embedded PostgreSQL under
  * DATA_DIR, stopped again at the end). Results go to stdout as JSON; progress to stderr.
  */
@@ -28,6 +29,7 @@ const USAGE = `usage: node dist/src/cli.js <command>
                                  retention           audit rows > 10 years, security rows > 5 years, expired history
                                  integrity-check     versioning and partitions; system.integrity_alert on a failure
   openapi [--out <file>]       write the OpenAPI document (default: openapi.json at the repository root)
+  admin:reset-password <user>  give a user a temporary password, printed once (audited with actor "system")
 
 exit codes: 0 done, 1 failed, 2 integrity alert, 64 usage, 75 job busy (another instance runs it), 78 bad configuration`;
 
@@ -61,6 +63,8 @@ async function main(argv: string[]): Promise<number> {
       return runJob(args);
     case 'openapi':
       return writeOpenApi(args);
+    case 'admin:reset-password':
+      return resetPassword(args);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -69,20 +73,45 @@ async function main(argv: string[]): Promise<number> {
 async function runJob(args: string[]): Promise<number> {
   const name = args[0] as MaintenanceJobName | undefined;
   if (!name || !(name in JOBS) || args.length > 1) throw new UsageError(`job needs one of: ${Object.keys(JOBS).join(', ')}`);
+  return withApplicationContext(async (app) => {
+    const result = await JOBS[name](app);
+    print(result);
+    return EXIT_FOR_STATUS[result.status];
+  });
+}
+
+/** The application without HTTP and without the scheduler, for one operator command. */
+async function withApplicationContext(work: (app: INestApplicationContext) => Promise<number>): Promise<number> {
   return withDatabase(async (config, database) => {
-    // No HTTP, and no scheduler: the CLI runs the one job now.
     const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config: { ...config, jobsEnabled: false }, database }), {
       bufferLogs: true,
       abortOnError: false,
     });
     try {
       app.useLogger(app.get(Logger));
-      const result = await JOBS[name](app);
-      print(result);
-      return EXIT_FOR_STATUS[result.status];
+      return await work(app);
     } finally {
       await app.close();
     }
+  });
+}
+
+/**
+ * Operator recovery (e.g. a locked-out admin): a temporary password for a user, printed once,
+ * with the same effects and audit event as POST /api/v1/users/{id}/password-reset, the actor
+ * being the `system` user.
+ */
+async function resetPassword(args: string[]): Promise<number> {
+  const username = args[0];
+  if (!username || args.length > 1) throw new UsageError('admin:reset-password needs one username');
+  return withApplicationContext(async (app) => {
+    const temporaryPassword = await resetPasswordAsSystem(app, username);
+    if (!temporaryPassword) {
+      progress(`no user ${username}`);
+      return 1;
+    }
+    print({ command: 'admin:reset-password', username, temporaryPassword, mustChangePassword: true });
+    return 0;
   });
 }
 

@@ -4,6 +4,7 @@ import { LoginThrottle1763712100000 } from './1763712100000-login-throttle.js';
 import { MediosFiscal1763712300000 } from './1763712300000-medios-fiscal.js';
 import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
+import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -15,4 +16,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   MediosFiscal1763712300000,
   Catalog1763712400000,
   AuditRead1763712500000,
+  AppendOnly1763712600000,
 ];

@@ -37,7 +37,8 @@ import { SecurityEventsService } from './security-events.service.js';
     {
       provide: AuditCursorCodec,
       inject: [JwtKeys],
-      useFactory: (keys: JwtKeys) => new AuditCursorCodec(Buffer.from(hkdfSync('sha256', keys.privateKeyPem, 'medios-admin-api', 'audit-events-cursor-v1', 32))),
+      useFactory: (keys: JwtKeys) =>
+        new AuditCursorCodec(Buffer.from(hkdfSync('sha256', keys.privateKeyPem, 'medios-admin-api', 'audit-events-cursor-v1', 32))),
     },
     AuditEventsRepository,
     AuditEventsService,
@@ -47,6 +48,14 @@ import { SecurityEventsService } from './security-events.service.js';
     RetentionService,
     IntegrityCheckService,
   ],
-  exports: [AuditService, SecurityEventsService, METADATA_SANITIZER, AuditStorageInspector, PartitionManagerService, RetentionService, IntegrityCheckService],
+  exports: [
+    AuditService,
+    SecurityEventsService,
+    METADATA_SANITIZER,
+    AuditStorageInspector,
+    PartitionManagerService,
+    RetentionService,
+    IntegrityCheckService,
+  ],
 })
 export class AuditModule {}

@@ -24,7 +24,12 @@ export async function resolveDatabase(config: AppConfig, log: (msg: string) => v
     log(`database: ${engine} at ${redactUrl(config.databaseUrl)}`);
     return { url: config.databaseUrl, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} };
   }
-  const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  // PostgreSQL's own routine LOG lines stay out of the service's output; its problems do not.
+  const pgLog = (msg: string) => {
+    if (!msg.startsWith('[postgres]') && !msg.startsWith('[initdb]')) return log(msg);
+    if (/\b(ERROR|FATAL|PANIC|WARNING)\b/.test(msg)) log(msg);
+  };
+  const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, log: pgLog });
   const dialect = dialectFor('postgres');
   const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(config, pg.url, 'medios-admin-bootstrap')));
   try {

@@ -11,8 +11,14 @@ const TERMINUS_BODY = {
   type: 'object',
   properties: {
     status: { type: 'string', enum: ['ok', 'error', 'shutting_down'], example: 'ok' },
-    info: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'string', example: 'up' } }, additionalProperties: true } },
-    error: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'string', example: 'down' } }, additionalProperties: true } },
+    info: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { status: { type: 'string', example: 'up' } }, additionalProperties: true },
+    },
+    error: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { status: { type: 'string', example: 'down' } }, additionalProperties: true },
+    },
     details: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'string' } }, additionalProperties: true } },
   },
 };

@@ -7,6 +7,8 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { UserEntity } from './user.entity.js';
 
+export const SYSTEM_USERNAME = 'system';
+
 /**
  * First start: creates the user `admin` (role admin) when the users table is empty, with
  * ADMIN_PASSWORD or a random strong password printed once. A restart changes nothing.
@@ -23,6 +25,36 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ensureAdmin();
+  }
+
+  /**
+   * The `system` user, the actor of operator actions taken through the CLI (e.g. a password
+   * reset). Created on first use: inactive, role `consulta`, with a random unusable password, so
+   * it can never sign in and never counts for anti-lockout.
+   */
+  async ensureSystemUser(): Promise<number> {
+    const users = this.dataSource.getRepository(UserEntity);
+    const existing = await users.findOneBy({ username: SYSTEM_USERNAME });
+    if (existing) return existing.id;
+    const role = await this.dataSource.getRepository(RoleEntity).findOneByOrFail({ codigo: 'consulta' });
+    try {
+      await users.insert({
+        username: SYSTEM_USERNAME,
+        passwordHash: await this.hasher.hash(randomBytes(32).toString('base64url')),
+        nombre: 'Sistema',
+        apellido: 'CLI',
+        email: 'system@localhost',
+        roleId: role.id,
+        activo: false,
+        mustChangePassword: false,
+        permissionOverrides: { granted: [], denied: [] },
+      });
+    } catch (err) {
+      const raced = await users.findOneBy({ username: SYSTEM_USERNAME });
+      if (raced) return raced.id;
+      throw err;
+    }
+    return (await users.findOneByOrFail({ username: SYSTEM_USERNAME })).id;
   }
 
   async ensureAdmin(): Promise<void> {

@@ -13,5 +13,6 @@ import { UsersService } from './users.service.js';
   imports: [TypeOrmModule.forFeature([UserEntity, RoleEntity]), RolesModule],
   controllers: [UsersController],
   providers: [AdminBootstrapService, UsersService, UserPasswordsService, UserPermissionsService],
+  exports: [AdminBootstrapService, UserPasswordsService],
 })
 export class UsersModule {}

@@ -29,7 +29,6 @@ if (engineOf(process.env.TEST_SERVER_URL ?? 'postgres://') === 'postgres') {
   describe('audit events page plan (PostgreSQL)', () => {
     let t: TestApp;
     let dialect: SqlDialect;
-    let partitions: string[];
 
     beforeAll(async () => {
       t = await TestApp.create();
@@ -37,7 +36,9 @@ if (engineOf(process.env.TEST_SERVER_URL ?? 'postgres://') === 'postgres') {
       // Partitions back to 3 months ago, and two events every 5 minutes from then until now, over
       // 2 actors × 2 target types × 3 target ids: every filter combination matches thousands of
       // rows, the case where a page must not cost more the deeper it is.
-      await t.query(`SELECT ensure_monthly_partitions('audit_events', (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '3 months')::date, (now() AT TIME ZONE 'UTC')::date)`);
+      await t.query(
+        `SELECT ensure_monthly_partitions('audit_events', (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '3 months')::date, (now() AT TIME ZONE 'UTC')::date)`,
+      );
       await t.query(
         `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id)
          SELECT ts, 1 + (extract(epoch FROM ts)::bigint / 300) % 2, 'plan.seed', CASE WHEN n = 1 THEN 'usuario' ELSE 'rol' END,
@@ -108,7 +109,13 @@ if (engineOf(process.env.TEST_SERVER_URL ?? 'postgres://') === 'postgres') {
       expect(scans.reduce((sum, s) => sum + s['Actual Rows']!, 0)).toBeLessThanOrEqual(51 * scans.length);
     });
 
-    const filters = { actorUserId: 2, targetType: 'rol', targetId: '3', from: '2000-01-01T00:00:00.000000000Z', to: '2999-12-31T00:00:00.000000000Z' } as const;
+    const filters = {
+      actorUserId: 2,
+      targetType: 'rol',
+      targetId: '3',
+      from: '2000-01-01T00:00:00.000000000Z',
+      to: '2999-12-31T00:00:00.000000000Z',
+    } as const;
     const combinations = Array.from({ length: 32 }, (_v, mask) =>
       Object.fromEntries(Object.entries(filters).filter((_e, bit) => mask & (1 << bit))),
     ) as Array<Partial<typeof filters>>;
@@ -128,7 +135,9 @@ if (engineOf(process.env.TEST_SERVER_URL ?? 'postgres://') === 'postgres') {
           expect(scan['Actual Rows']! * (scan['Actual Loops'] ?? 1) + (scan['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(51 * 12);
           // and each equality filter is a condition of the index itself
           for (const column of ['actorUserId', 'targetType', 'targetId'].filter((f) => f in combination)) {
-            expect(scan['Index Cond']).toContain({ actorUserId: 'actor_user_id =', targetType: 'target_type)::text =', targetId: 'target_id)::text =' }[column]);
+            expect(scan['Index Cond']).toContain(
+              { actorUserId: 'actor_user_id =', targetType: 'target_type)::text =', targetId: 'target_id)::text =' }[column],
+            );
           }
         }
       },

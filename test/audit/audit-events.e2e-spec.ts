@@ -118,7 +118,14 @@ describe('GET /api/v1/audit/events', () => {
 
   describe('filters', () => {
     beforeAll(async () => {
-      await seedEvents(t, { count: 300, newest: ago(3_600_000), sharePerSecond: 4, actors: [1, 2, 3], targetTypes: ['flt_a', 'flt_b'], targetIds: 5 });
+      await seedEvents(t, {
+        count: 300,
+        newest: ago(3_600_000),
+        sharePerSecond: 4,
+        actors: [1, 2, 3],
+        targetTypes: ['flt_a', 'flt_b'],
+        targetIds: 5,
+      });
     });
 
     it('filters by actorUserId', async () => {
@@ -143,7 +150,15 @@ describe('GET /api/v1/audit/events', () => {
       const from = ago(3_600_000 + 40_000);
       const to = ago(3_600_000 + 10_000);
       const { ids } = await walk({ actorUserId: 1, targetType: 'flt_a', targetId: '4', from, to, limit: 7 });
-      expect(ids).toEqual(await expectedIds('actor_user_id = $1 AND target_type = $2 AND target_id = $3 AND occurred_at >= $4 AND occurred_at <= $5', [1, 'flt_a', '4', new Date(from), new Date(to)]));
+      expect(ids).toEqual(
+        await expectedIds('actor_user_id = $1 AND target_type = $2 AND target_id = $3 AND occurred_at >= $4 AND occurred_at <= $5', [
+          1,
+          'flt_a',
+          '4',
+          new Date(from),
+          new Date(to),
+        ]),
+      );
       expect(ids.length).toBeGreaterThan(0);
     });
 
@@ -184,7 +199,14 @@ describe('GET /api/v1/audit/events', () => {
     });
 
     it('visits each of 1,200 events exactly once and in order, with 10 events on every timestamp', async () => {
-      await seedEvents(t, { count: 1200, newest: ago(86_400_000), sharePerSecond: 10, actors: [1, 2], targetTypes: ['walk_a', 'walk_b', 'walk_c'], targetIds: 7 });
+      await seedEvents(t, {
+        count: 1200,
+        newest: ago(86_400_000),
+        sharePerSecond: 10,
+        actors: [1, 2],
+        targetTypes: ['walk_a', 'walk_b', 'walk_c'],
+        targetIds: 7,
+      });
       const { ids, pages } = await walk({ limit: 37 });
       const expected = await expectedIds();
       expect(expected.length).toBeGreaterThanOrEqual(1200);
@@ -205,7 +227,8 @@ describe('GET /api/v1/audit/events', () => {
     it('keeps the full timestamp precision in the cursor: events a microsecond apart are each seen once', async () => {
       const base = `${ago(90_000_000).slice(0, 19)}.5000`;
       const ids: number[] = [];
-      for (const us of ['01', '01', '02', '03', '03', '04']) ids.push(await insertEvent(t, { occurredAt: `${base}${us}Z`, actorUserId: 1, targetType: 'micro' }));
+      for (const us of ['01', '01', '02', '03', '03', '04'])
+        ids.push(await insertEvent(t, { occurredAt: `${base}${us}Z`, actorUserId: 1, targetType: 'micro' }));
       const walked = await walk({ targetType: 'micro', limit: 1 });
       expect(walked.ids).toEqual(await expectedIds('target_type = $1', ['micro']));
       expect([...walked.ids].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
@@ -244,14 +267,31 @@ describe('GET /api/v1/audit/events', () => {
 
   describe('items (rule 6)', () => {
     it('shows each event as AuditEventDto, with actorUsername from the users table', async () => {
-      const res = await t.post('/api/v1/roles', { codigo: 'audit_probe', nombre: 'Probe', descripcion: 'x' }, { token: admin, headers: { 'user-agent': 'audit-test/1.0' } });
+      const res = await t.post(
+        '/api/v1/roles',
+        { codigo: 'audit_probe', nombre: 'Probe', descripcion: 'x' },
+        { token: admin, headers: { 'user-agent': 'audit-test/1.0' } },
+      );
       expect(res.status).toBe(201);
       const [stored] = await t.auditEvents({ action: 'rol.create', targetId: 'audit_probe' });
       const page = await list({ targetType: 'rol', targetId: 'audit_probe' });
       expect(page.body.items).toHaveLength(1);
       const item = page.body.items[0];
       expect(Object.keys(item).sort()).toEqual(
-        ['action', 'actorRoleId', 'actorUserId', 'actorUsername', 'correlationId', 'id', 'ip', 'metadata', 'occurredAt', 'targetId', 'targetType', 'userAgent'].sort(),
+        [
+          'action',
+          'actorRoleId',
+          'actorUserId',
+          'actorUsername',
+          'correlationId',
+          'id',
+          'ip',
+          'metadata',
+          'occurredAt',
+          'targetId',
+          'targetType',
+          'userAgent',
+        ].sort(),
       );
       expect(item).toEqual({
         id: Number(stored.id),
@@ -272,7 +312,14 @@ describe('GET /api/v1/audit/events', () => {
 
     it('shows actorUsername null when the actor does not exist, and targetId as a string', async () => {
       const correlationId = '0f8fad5b-d9cb-469f-a165-70867728950e';
-      const id = await insertEvent(t, { occurredAt: ago(1_000), actorUserId: 987654, targetType: 'ghost', targetId: '12', metadata: null, correlationId });
+      const id = await insertEvent(t, {
+        occurredAt: ago(1_000),
+        actorUserId: 987654,
+        targetType: 'ghost',
+        targetId: '12',
+        metadata: null,
+        correlationId,
+      });
       const [item] = (await list({ targetType: 'ghost' })).body.items;
       expect(item).toMatchObject({ id, actorUserId: 987654, actorUsername: null, targetId: '12', metadata: null, correlationId });
     });

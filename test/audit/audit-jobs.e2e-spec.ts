@@ -52,9 +52,16 @@ describe('scheduled maintenance jobs', () => {
 
   describe('partition manager', () => {
     it('creates the missing monthly partitions of both stores through the third month ahead', async () => {
-      const lost = new Set([...(await dropMonthPartition(t, 'audit_events', monthStart(NOW, 3))), ...(await dropMonthPartition(t, 'security_events', monthStart(NOW, 2)))]);
+      const lost = new Set([
+        ...(await dropMonthPartition(t, 'audit_events', monthStart(NOW, 3))),
+        ...(await dropMonthPartition(t, 'security_events', monthStart(NOW, 2))),
+      ]);
       const result = await partitionManager();
-      expect(result).toMatchObject({ job: 'partition-manager', status: 'ok', details: { from: monthLabel(NOW), through: monthLabel(monthStart(NOW, 3)) } });
+      expect(result).toMatchObject({
+        job: 'partition-manager',
+        status: 'ok',
+        details: { from: monthLabel(NOW), through: monthLabel(monthStart(NOW, 3)) },
+      });
       const created = result.details!.created as Record<string, number>;
       expect(created.audit_events! + created.security_events!).toBeGreaterThanOrEqual(lost.size);
       const health = (await t.get('/health/audit')).body;
@@ -106,7 +113,9 @@ describe('scheduled maintenance jobs', () => {
       await blocker.connect();
       await blocker.startTransaction();
       try {
-        await blocker.query(t.engine === 'postgres' ? 'LOCK TABLE audit_events IN SHARE MODE' : 'SELECT TOP (0) id FROM dbo.audit_events WITH (TABLOCKX, HOLDLOCK)');
+        await blocker.query(
+          t.engine === 'postgres' ? 'LOCK TABLE audit_events IN SHARE MODE' : 'SELECT TOP (0) id FROM dbo.audit_events WITH (TABLOCKX, HOLDLOCK)',
+        );
         let firstDone = false;
         const first = partitionManager().finally(() => {
           firstDone = true;
@@ -155,7 +164,14 @@ describe('scheduled maintenance jobs', () => {
       ids.auditJustKept = await insertEvent(t, { occurredAt: at(auditCutoff, hours(1)), actorUserId: 1, targetType: 'ret' });
       ids.auditRecent = await insertEvent(t, { occurredAt: at(NOW, -hours(1)), actorUserId: 1, targetType: 'ret' });
       // 12,000 expired rows in the cutoff's own month: deleted in chunks
-      await seedEvents(t, { count: 12_000, newest: at(auditCutoff, -hours(24)), sharePerSecond: 100, actors: [1], targetTypes: ['ret_bulk'], targetIds: 10 });
+      await seedEvents(t, {
+        count: 12_000,
+        newest: at(auditCutoff, -hours(24)),
+        sharePerSecond: 100,
+        actors: [1],
+        targetTypes: ['ret_bulk'],
+        targetIds: 10,
+      });
       for (const [name, occurredAt] of [
         ['secOld', at(monthStart(securityCutoff, -1), hours(24))],
         ['secJustExpired', at(securityCutoff, -hours(1))],
@@ -195,7 +211,10 @@ describe('scheduled maintenance jobs', () => {
       expect(details.security_events!.droppedPartitions).toHaveLength(1);
       if (t.engine === 'postgres') {
         const name = (store: string, m: Date) => `${store}_p${monthLabel(m).replace('-', '_')}`;
-        expect(details.audit_events!.droppedPartitions.sort()).toEqual([name('audit_events', monthStart(auditCutoff, -2)), name('audit_events', monthStart(auditCutoff, -1))]);
+        expect(details.audit_events!.droppedPartitions.sort()).toEqual([
+          name('audit_events', monthStart(auditCutoff, -2)),
+          name('audit_events', monthStart(auditCutoff, -1)),
+        ]);
         expect(details.security_events!.droppedPartitions).toEqual([name('security_events', monthStart(securityCutoff, -1))]);
       }
       for (const gone of ['auditOldest', 'auditOld', 'auditJustExpired']) expect(await has('audit_events', ids[gone]!)).toBe(false);
@@ -213,7 +232,10 @@ describe('scheduled maintenance jobs', () => {
       expect(history.cutoff).toBe(auditCutoff.toISOString());
       if (t.engine === 'postgres') {
         expect(history.deletedRows).toEqual({ users: 0, roles: 0, permissions: 0, role_permissions: 0 });
-        const remaining = await t.query(`SELECT upper(sys_period) AS ended FROM users_history WHERE id = 1 AND upper(sys_period) < $1::timestamptz ORDER BY 1`, [at(auditCutoff, hours(48))]);
+        const remaining = await t.query(
+          `SELECT upper(sys_period) AS ended FROM users_history WHERE id = 1 AND upper(sys_period) < $1::timestamptz ORDER BY 1`,
+          [at(auditCutoff, hours(48))],
+        );
         expect(remaining.map((r) => new Date(r.ended).toISOString())).toEqual([at(auditCutoff, hours(24))]);
       } else {
         expect(history.deletedRows).toEqual({ users: 'native', roles: 'native', permissions: 'native', role_permissions: 'native' });
@@ -247,7 +269,12 @@ describe('scheduled maintenance jobs', () => {
       const second = await integrity();
       for (const result of [first, second]) {
         expect(result).toMatchObject({ job: 'integrity-check', status: 'ok', details: { healthy: true } });
-        expect(Object.keys(result.details!.checks as object).sort()).toEqual(['partitions_audit_events', 'partitions_security_events', 'retention', 'versioning']);
+        expect(Object.keys(result.details!.checks as object).sort()).toEqual([
+          'partitions_audit_events',
+          'partitions_security_events',
+          'retention',
+          'versioning',
+        ]);
       }
       expect(await alerts()).toHaveLength(0);
     });
@@ -289,7 +316,9 @@ describe('scheduled maintenance jobs with JOBS_ENABLED', () => {
 
   it('registers the three seed schedules, translated to six-field cron, in UTC', () => {
     const jobs = t.app.get(SchedulerRegistry).getCronJobs() as Map<string, CronJob>;
-    const schedule = Object.fromEntries([...jobs].map(([name, job]) => [name, { source: job.cronTime.source, timeZone: job.cronTime.timeZone, active: job.isActive }]));
+    const schedule = Object.fromEntries(
+      [...jobs].map(([name, job]) => [name, { source: job.cronTime.source, timeZone: job.cronTime.timeZone, active: job.isActive }]),
+    );
     expect(schedule).toEqual({
       'audit.partition-manager': { source: '0 0 2 1 * *', timeZone: 'UTC', active: true },
       'audit.retention': { source: '0 0 3 1 1 *', timeZone: 'UTC', active: true },

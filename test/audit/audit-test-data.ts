@@ -52,7 +52,15 @@ export async function insertEvent(
   t: TestApp,
   e: { occurredAt: string; actorUserId: number; targetType?: string; targetId?: string; action?: string; metadata?: unknown; correlationId?: string },
 ): Promise<number> {
-  const params = [e.occurredAt, e.actorUserId, e.action ?? 'test.one', e.targetType ?? 'test_one', e.targetId ?? '1', e.metadata === undefined ? null : JSON.stringify(e.metadata), e.correlationId ?? null];
+  const params = [
+    e.occurredAt,
+    e.actorUserId,
+    e.action ?? 'test.one',
+    e.targetType ?? 'test_one',
+    e.targetId ?? '1',
+    e.metadata === undefined ? null : JSON.stringify(e.metadata),
+    e.correlationId ?? null,
+  ];
   if (t.engine === 'postgres') {
     const [row] = await t.query(
       `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, metadata, correlation_id)

@@ -53,7 +53,11 @@ export async function dropMonthPartition(t: TestApp, store: EventStore, month: D
 /** Names of the partitions of a store (PostgreSQL relation names; SQL Server boundaries). */
 export async function partitionNames(t: TestApp, store: EventStore): Promise<string[]> {
   if (t.engine === 'postgres') {
-    return (await t.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`, [store])).map((r) => r.name);
+    return (
+      await t.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`, [
+        store,
+      ])
+    ).map((r) => r.name);
   }
   return (
     await t.query(

@@ -177,6 +177,31 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
   });
 
+  describe('append-only event stores', () => {
+    it('denies the service role UPDATE, DELETE and ALTER (TRUNCATE) on both event stores', () => {
+      for (const store of ['audit_events', 'security_events']) {
+        expect(flat(ddl)).toContain(`DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.${store} TO medios_app`);
+      }
+    });
+
+    it.each(['purge_events', 'purge_event_partitions'])('runs %s with the owner’s rights and refuses a cutoff younger than the retention less 31 days', (name) => {
+      const body = flat(stripComments(statements.find((s) => new RegExp(String.raw`PROCEDURE dbo\.${name}\b`).test(s.sql))!.sql));
+      expect(body).toContain('WITH EXECUTE AS OWNER AS BEGIN');
+      expect(body).toContain("IF @cutoff > DATEADD(day, 31, DATEADD(year, CASE @store WHEN N'audit_events' THEN -10 ELSE -5 END, SYSUTCDATETIME())) THROW");
+      expect(body).toContain("IF @store NOT IN (N'audit_events', N'security_events') THROW");
+    });
+
+    it('lends dbo.ensure_monthly_partitions ALTER ANY DATASPACE through a certificate signature, without keeping the private key', () => {
+      const signing = flat(stripComments(statements.find((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions'))!.sql));
+      expect(signing).toContain('GRANT ALTER ANY DATASPACE TO medios_partition_maintenance');
+      expect(signing).toContain('ALTER CERTIFICATE medios_partition_maintenance REMOVE PRIVATE KEY');
+      expect(signing).toContain('GRANT EXECUTE ON OBJECT::dbo.ensure_monthly_partitions TO medios_app');
+      // the signature dies with any later ALTER of the procedure: no migration after it may alter it
+      const later = statements.slice(statements.findIndex((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions')) + 1);
+      expect(later.filter((s) => /(ALTER|CREATE\s+OR\s+ALTER)\s+PROCEDURE\s+dbo\.ensure_monthly_partitions/i.test(s.sql))).toEqual([]);
+    });
+  });
+
   it('seeds the canonical roles, the permission catalog and its role assignments', () => {
     const inserts = (table: string) => statements.filter((s) => new RegExp(String.raw`^\s*INSERT INTO dbo\.${table} `).test(s.sql));
     expect(inserts('roles').map((s) => s.parameters)).toEqual(CANONICAL_ROLES.map((r) => [r.codigo, r.nombre, r.descripcion]));

@@ -100,6 +100,19 @@ describe('platform', () => {
     expect(res.headers['strict-transport-security']).toBeDefined();
   });
 
+  it('writes the request correlation id, client IP and user agent into the audit event', async () => {
+    const correlationId = '3b241101-e2bb-4255-8caf-4136c566a962';
+    const res = await t.post('/api/v1/admin/medios', { codigo: 'CTX_PROBE', nombre: 'Contexto' }, {
+      token: await t.adminToken(),
+      headers: { 'x-correlation-id': correlationId, 'user-agent': 'platform-test/1.0' },
+    });
+    expect(res.status).toBe(201);
+    const [event] = await t.auditEvents({ action: 'medio.create', targetId: String(res.body.id) });
+    expect(event.correlation_id).toBe(correlationId);
+    expect(event.user_agent).toBe('platform-test/1.0');
+    expect(event.ip).toBe('127.0.0.1');
+  });
+
   describe('fail-closed audit', () => {
     it('rolls back the change when the audit insert fails at the database', async () => {
       await t.query(`CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`);

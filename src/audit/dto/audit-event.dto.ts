@@ -5,7 +5,8 @@ export class AuditEventDto {
   @ApiProperty({ example: 1234 }) id: number;
   @ApiProperty({ example: '2025-03-01T12:00:00.123456Z', description: 'UTC, microsecond precision' }) occurredAt: string;
   @ApiProperty({ example: 1 }) actorUserId: number;
-  @ApiProperty({ type: String, nullable: true, example: 'admin', description: 'The actor\'s username; null when the user no longer exists' }) actorUsername: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'admin', description: "The actor's username; null when the user no longer exists" })
+  actorUsername: string | null;
   @ApiProperty({ type: Number, nullable: true, example: null }) actorRoleId: number | null;
   @ApiProperty({ type: String, nullable: true, example: '10.0.0.7' }) ip: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0' }) userAgent: string | null;
@@ -17,13 +18,21 @@ export class AuditEventDto {
     nullable: true,
     description: 'Sanitized JSON: `{after}` for creates, `{before, after}` for updates…',
     example: { before: { nombre: 'Ana' }, after: { nombre: 'Ana María' } },
-    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+    ],
   })
   metadata: unknown;
 }
 
 export class AuditEventsPageDto {
   @ApiProperty({ type: [AuditEventDto], description: 'Newest first (occurredAt, then id)' }) items: AuditEventDto[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last page', example: 'eyJ0IjoiMjAyNS0wMy0wMVQxMjowMDowMC4xMjM0NTYwMDBaIiwiaWQiOiIxMjM0In0.kX3…' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last page',
+    example: 'eyJ0IjoiMjAyNS0wMy0wMVQxMjowMDowMC4xMjM0NTYwMDBaIiwiaWQiOiIxMjM0In0.kX3…',
+  })
   nextCursor: string | null;
 }

@@ -47,14 +47,18 @@ export class AuditEventsQueryDto {
   @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Events at or before this instant (inclusive); same format as `from`; not earlier than `from`.', example: '2025-03-31T23:59:59.999999Z' })
+  @ApiPropertyOptional({
+    description: 'Events at or before this instant (inclusive); same format as `from`; not earlier than `from`.',
+    example: '2025-03-31T23:59:59.999999Z',
+  })
   @IsOptional()
   @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({
     type: String,
-    description: 'The `nextCursor` of the previous page, as received. A malformed or altered cursor is ignored: the query starts from the newest event.',
+    description:
+      'The `nextCursor` of the previous page, as received. A malformed or altered cursor is ignored: the query starts from the newest event.',
   })
   @IsOptional()
   @Allow()

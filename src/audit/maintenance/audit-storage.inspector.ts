@@ -53,7 +53,14 @@ export class AuditStorageInspector {
       return [];
     });
     return failing.length
-      ? { healthy: false, data: { message: `history retention is not ${expected} years for ${failing.map((f) => f.table).join(', ')}`, expectedYears: expected, failing } }
+      ? {
+          healthy: false,
+          data: {
+            message: `history retention is not ${expected} years for ${failing.map((f) => f.table).join(', ')}`,
+            expectedYears: expected,
+            failing,
+          },
+        }
       : { healthy: true, data: { years: expected, tables: states.map((s) => s.table) } };
   }
 

@@ -25,10 +25,19 @@ export class IntegrityCheckService {
         partitions_audit_events: await this.inspector.partitions('audit_events'),
         partitions_security_events: await this.inspector.partitions('security_events'),
       };
-      const failed = Object.fromEntries(Object.entries(checks).filter(([, c]) => !c.healthy).map(([name, c]) => [name, c.data]));
+      const failed = Object.fromEntries(
+        Object.entries(checks)
+          .filter(([, c]) => !c.healthy)
+          .map(([name, c]) => [name, c.data]),
+      );
       const healthy = Object.keys(failed).length === 0;
       if (!healthy) {
-        await this.securityEvents.record({ action: 'system.integrity_alert', result: 'failure', failureReason: 'integrity_check_failed', metadata: { failed } });
+        await this.securityEvents.record({
+          action: 'system.integrity_alert',
+          result: 'failure',
+          failureReason: 'integrity_check_failed',
+          metadata: { failed },
+        });
       }
       return {
         status: healthy ? 'ok' : 'alert',

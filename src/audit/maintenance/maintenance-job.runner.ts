@@ -49,7 +49,13 @@ export class MaintenanceJobRunner {
     }
     try {
       const outcome = await work();
-      const result: JobResult = { job, status: outcome.status ?? 'ok', startedAt, finishedAt: this.clock.now().toISOString(), details: outcome.details };
+      const result: JobResult = {
+        job,
+        status: outcome.status ?? 'ok',
+        startedAt,
+        finishedAt: this.clock.now().toISOString(),
+        details: outcome.details,
+      };
       if (result.status === 'alert') this.logger.warn({ job, status: result.status, details: result.details }, `${job}: inconsistencies found`);
       else this.logger.log({ job, status: result.status, details: result.details }, `${job}: done`);
       return result;

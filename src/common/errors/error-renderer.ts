@@ -23,19 +23,28 @@ interface RequestLike {
   id?: string;
 }
 
+export interface RenderOptions {
+  /**
+   * Whether an error means the database cannot be reached (the engine's dialect decides:
+   * `SqlDialect.isConnectionFailure`); such an error is a 503 `servicio_no_disponible` with
+   * `Retry-After`, not a 500, so clients and load balancers retry instead of reporting a bug.
+   */
+  isUnavailable?: (err: unknown) => boolean;
+}
+
 /**
  * The one error model of the service (API.md "Errors"). Used by the Nest exception filter and by
  * fastify's own error paths (body parsing, bad URLs), so every error answer has the same shape.
  * Never puts a stack trace, SQL text or a secret in the body.
  */
-export function renderError(err: unknown, req: RequestLike): RenderedError {
+export function renderError(err: unknown, req: RequestLike, options: RenderOptions = {}): RenderedError {
   const path = req.url.split('?')[0] ?? req.url;
   if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
     // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
     const body = err.getResponse();
     if (body && typeof body === 'object') return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
   }
-  const { status, code, detail, errors, headers } = classify(err);
+  const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
   if (path.startsWith(FISCAL_ROUTE_PREFIX)) {
     return {
@@ -71,7 +80,14 @@ interface Classified {
   headers: Record<string, string>;
 }
 
-function classify(err: unknown): Classified {
+const UNAVAILABLE: Classified = {
+  status: 503,
+  code: 'servicio_no_disponible',
+  detail: 'El servicio no está disponible en este momento',
+  headers: { 'retry-after': '5' },
+};
+
+function classify(err: unknown, options: RenderOptions): Classified {
   if (err instanceof DomainError) {
     return { status: err.status, code: err.code, detail: err.message, errors: err.errors, headers: err.headers ?? {} };
   }
@@ -88,10 +104,18 @@ function classify(err: unknown): Classified {
     // fastify's own client errors: malformed JSON, bad content type, body too large, bad URL
     return { status: statusCode, code: codeForStatus(statusCode), detail: describeFramework(err, statusCode), headers: {} };
   }
-  if (typeof statusCode === 'number' && statusCode === 503) {
-    return { status: 503, code: 'servicio_no_disponible', detail: 'El servicio no está disponible en este momento', headers: { 'retry-after': '5' } };
-  }
+  if (typeof statusCode === 'number' && statusCode === 503) return UNAVAILABLE;
+  if (isUnavailable(err, options)) return UNAVAILABLE;
   return { status: 500, code: 'error_interno', detail: 'Error interno del servidor', headers: {} };
+}
+
+/** The error itself or the error it wraps (`cause`), a database connection failure. */
+function isUnavailable(err: unknown, options: RenderOptions): boolean {
+  if (!options.isUnavailable) return false;
+  for (let e: unknown = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    if (options.isUnavailable(e)) return true;
+  }
+  return false;
 }
 
 function describeHttp(status: number, err: HttpException): string {

@@ -1,17 +1,24 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { renderError } from './error-renderer.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { type RenderOptions, renderError } from './error-renderer.js';
 
 /** Global filter: every exception becomes the contract's error body (see renderError). */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private readonly options: RenderOptions;
+
+  constructor(@Optional() @Inject(SQL_DIALECT) dialect?: SqlDialect) {
+    // the engine's dialect tells a lost database (503) from a fault of ours (500)
+    this.options = dialect ? { isUnavailable: (err) => dialect.isConnectionFailure(err) } : {};
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    sendError(exception, request, reply, this.logger);
+    sendError(exception, request, reply, this.logger, this.options);
   }
 }
 
@@ -20,8 +27,9 @@ export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
   logger: Pick<Logger, 'error'>,
+  options: RenderOptions = {},
 ): void {
-  const rendered = renderError(exception, request);
+  const rendered = renderError(exception, request, options);
   if (rendered.fault) {
     logger.error({ err: exception, correlationId: request.id, method: request.method, url: request.url }, 'request failed');
   }

@@ -1,4 +1,4 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
 
@@ -32,6 +32,29 @@ class StrictValidationPipe extends ValidationPipe {
   protected override transformPrimitive(value: unknown): unknown {
     return value;
   }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // class-transformer recurses once per level: a body nested thousands deep would overflow the
+    // stack (a 500). No body of this API nests beyond a few levels.
+    if (metadata.type === 'body' && nestedDeeperThan(value, MAX_BODY_DEPTH)) {
+      throw new ValidationFailedError([{ field: 'body', message: `el cuerpo anida más de ${MAX_BODY_DEPTH} niveles` }]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+const MAX_BODY_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects/arrays deeper than `max` (iterative: no recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v as Record<string, unknown>)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -181,24 +181,23 @@ SELECT @result AS result;`);
       ]);
     });
 
-    it('empties the expired partitions with TRUNCATE … WITH (PARTITIONS …)', async () => {
+    it('empties the expired partitions through dbo.purge_event_partitions (owner rights; TRUNCATE … WITH (PARTITIONS …))', async () => {
+      // the procedure's T-SQL is pinned by test/database/mssql-migrations.spec.ts
       const { db, calls } = fakeDb([[{ truncated: '1,2' }]]);
       expect(await dialect.dropPartitionsOlderThan(db, 'audit_events', new Date('2015-03-15T00:00:00Z'))).toEqual(['audit_events partition 1', 'audit_events partition 2']);
-      expect(calls[0]!.sql).toContain(`SET @sql = N'SELECT @n = $PARTITION.' + QUOTENAME(@pf) + N'(@cutoff);';`);
-      expect(calls[0]!.sql).toContain(`SET @sql = N'TRUNCATE TABLE ' + @table + N' WITH (PARTITIONS (' + @list + N'));';`);
-      expect(calls[0]!.sql).toContain('AND p.partition_number < @n AND p.rows > 0');
-      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 256], ['datetime2', 7]]);
+      expect(calls[0]!.sql).toBe('EXEC dbo.purge_event_partitions @0, @1');
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['datetime2', 7]]);
+      expect((calls[0]!.parameters[0] as MssqlParameter).value).toBe('audit_events');
     });
 
-    it('deletes expired rows in chunks of TOP (n) with a datetime2 cutoff', async () => {
+    it('deletes expired rows in chunks through dbo.purge_events with a datetime2 cutoff', async () => {
       const { db, calls } = fakeDb([[{ deleted: 5000 }]]);
       expect(await dialect.deleteRowsOlderThan(db, 'security_events', new Date('2020-01-01T00:00:00Z'), 5000)).toBe(5000);
-      // not starting with DELETE: TypeORM answers [recordset, rowsAffected] to a query whose first word is DELETE
-      expect(calls[0]!.sql).toBe(`DECLARE @deleted int;
-DELETE TOP (@1) FROM dbo.[security_events] WHERE occurred_at < @0;
-SET @deleted = @@ROWCOUNT;
-SELECT @deleted AS deleted;`);
-      expect(calls[0]!.parameters.map(typeOf)).toEqual([['datetime2', 7], ['int']]);
+      expect(calls[0]!.sql).toBe('EXEC dbo.purge_events @0, @1, @2');
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['datetime2', 7], ['int']]);
+      expect((calls[0]!.parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
+        'security_events', '2020-01-01T00:00:00.000Z', 5000,
+      ]);
     });
 
     it('leaves history retention to the engine (HISTORY_RETENTION_PERIOD)', async () => {

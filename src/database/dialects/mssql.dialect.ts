@@ -265,45 +265,26 @@ SELECT @result AS result;`,
     };
   }
 
+  // The two purges run in procedures WITH EXECUTE AS OWNER (migrations/mssql/1763712600000-append-only.ts):
+  // the service's role medios_app may not delete from the append-only stores nor truncate them,
+  // and the procedures refuse a cutoff younger than the retention (as PostgreSQL's definer functions).
+
   async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
-    // Every partition numbered below the one that holds the cutoff holds only older rows; the
-    // non-empty ones are emptied with TRUNCATE … WITH (PARTITIONS …) (the boundaries stay, and
-    // the function is shared by both stores).
-    const [row]: Array<{ truncated: string | null }> = await db.query(
-      `DECLARE @table nvarchar(256) = @0, @cutoff datetime2(7) = @1;
-DECLARE @pf sysname, @n int, @list nvarchar(max), @sql nvarchar(max);
-SELECT @pf = pf.name
-  FROM sys.indexes i
-  JOIN sys.partition_schemes ps ON ps.data_space_id = i.data_space_id
-  JOIN sys.partition_functions pf ON pf.function_id = ps.function_id
- WHERE i.object_id = OBJECT_ID(@table) AND i.index_id IN (0, 1);
-IF @pf IS NULL THROW 51001, N'the event store is not partitioned', 1;
-SET @sql = N'SELECT @n = $PARTITION.' + QUOTENAME(@pf) + N'(@cutoff);';
-EXEC sp_executesql @sql, N'@cutoff datetime2(7), @n int OUTPUT', @cutoff = @cutoff, @n = @n OUTPUT;
-SELECT @list = STRING_AGG(CAST(p.partition_number AS nvarchar(10)), N',') WITHIN GROUP (ORDER BY p.partition_number)
-  FROM sys.partitions p
- WHERE p.object_id = OBJECT_ID(@table) AND p.index_id IN (0, 1) AND p.partition_number < @n AND p.rows > 0;
-IF @list IS NOT NULL
-BEGIN
-  SET @sql = N'TRUNCATE TABLE ' + @table + N' WITH (PARTITIONS (' + @list + N'));';
-  EXEC sp_executesql @sql;
-END
-SELECT @list AS truncated;`,
-      [new MssqlParameter(`dbo.${quoteIdent(eventStore(table))}`, 'nvarchar', 256), new MssqlParameter(cutoff, 'datetime2', 7)],
-    );
+    // Every non-empty partition numbered below the one that holds the cutoff (only older rows) is
+    // emptied with TRUNCATE … WITH (PARTITIONS …); the boundaries stay (the function is shared).
+    const [row]: Array<{ truncated: string | null }> = await db.query('EXEC dbo.purge_event_partitions @0, @1', [
+      new MssqlParameter(eventStore(table), 'nvarchar', 128),
+      new MssqlParameter(cutoff, 'datetime2', 7),
+    ]);
     return row?.truncated ? row.truncated.split(',').map((n) => `${table} partition ${n}`) : [];
   }
 
   async deleteRowsOlderThan(db: Queryable, table: EventStore, cutoff: Date, chunk: number): Promise<number> {
-    const [row]: Array<{ deleted: number }> = await db.query(
-      // Not starting with DELETE: TypeORM returns [recordset, rowsAffected] for a query whose first
-      // word is DELETE, which would hide the SELECT's row.
-      `DECLARE @deleted int;
-DELETE TOP (@1) FROM dbo.${quoteIdent(eventStore(table))} WHERE occurred_at < @0;
-SET @deleted = @@ROWCOUNT;
-SELECT @deleted AS deleted;`,
-      [new MssqlParameter(cutoff, 'datetime2', 7), new MssqlParameter(chunk, 'int')],
-    );
+    const [row]: Array<{ deleted: number }> = await db.query('EXEC dbo.purge_events @0, @1, @2', [
+      new MssqlParameter(eventStore(table), 'nvarchar', 128),
+      new MssqlParameter(cutoff, 'datetime2', 7),
+      new MssqlParameter(chunk, 'int'),
+    ]);
     return Number(row?.deleted ?? 0);
   }
 

@@ -29,7 +29,16 @@ WHERE e.actor_user_id = $1
   AND (e.occurred_at, e.id) < ($6::timestamptz, $7::bigint)
 ORDER BY e.occurred_at DESC, e.id DESC
 LIMIT $8`);
-    expect(parameters).toEqual([7, 'usuario', '42', '2025-01-01T00:00:00.000000Z', '2025-03-31T23:59:59.999999Z', '2025-03-01T12:00:00.123456Z', '1234', 51]);
+    expect(parameters).toEqual([
+      7,
+      'usuario',
+      '42',
+      '2025-01-01T00:00:00.000000Z',
+      '2025-03-31T23:59:59.999999Z',
+      '2025-03-01T12:00:00.123456Z',
+      '1234',
+      51,
+    ]);
   });
 
   it('reads the first page without a WHERE clause', () => {

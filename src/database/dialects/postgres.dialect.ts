@@ -200,37 +200,24 @@ LIMIT ${param(q.rows)}`;
     };
   }
 
+  // The three purges run in functions owned by the schema owner with definer rights
+  // (migrations/postgres/1763712600000-append-only.ts): the service's role may not delete from the
+  // append-only stores or their history, nor drop tables, and the functions refuse a cutoff younger
+  // than the retention.
+
   async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
-    const dropped: string[] = [];
-    for (const p of await this.partitionRanges(db, table)) {
-      if (p.to === null || p.to.getTime() > cutoff.getTime()) continue;
-      // A partition can be dropped on its own; the parent keeps the others.
-      await db.query(`DROP TABLE ${quoteIdent(p.name)}`);
-      dropped.push(p.name);
-    }
-    return dropped;
+    const [row]: Array<{ dropped: string[] | null }> = await db.query('SELECT purge_event_partitions($1, $2) AS dropped', [eventStore(table), cutoff]);
+    return row?.dropped ?? [];
   }
 
   async deleteRowsOlderThan(db: Queryable, table: EventStore, cutoff: Date, chunk: number): Promise<number> {
-    const t = quoteIdent(eventStore(table));
-    const [row]: Array<{ deleted: number }> = await db.query(
-      `WITH doomed AS (SELECT occurred_at, id FROM ${t} WHERE occurred_at < $1 LIMIT $2),
-            gone AS (DELETE FROM ${t} e USING doomed d WHERE e.occurred_at = d.occurred_at AND e.id = d.id RETURNING 1)
-       SELECT count(*)::int AS deleted FROM gone`,
-      [cutoff, chunk],
-    );
+    const [row]: Array<{ deleted: number }> = await db.query('SELECT purge_events($1, $2, $3) AS deleted', [eventStore(table), cutoff, chunk]);
     return Number(row?.deleted ?? 0);
   }
 
   async deleteHistoryOlderThan(db: Queryable, table: string, cutoff: Date, chunk: number): Promise<number | null> {
     // PostgreSQL has no native history retention: versions whose validity ended before the cutoff go.
-    const h = quoteIdent(`${assertIdentifier(table)}_history`);
-    const [row]: Array<{ deleted: number }> = await db.query(
-      `WITH doomed AS (SELECT ctid FROM ${h} WHERE upper(sys_period) < $1 LIMIT $2),
-            gone AS (DELETE FROM ${h} x USING doomed d WHERE x.ctid = d.ctid RETURNING 1)
-       SELECT count(*)::int AS deleted FROM gone`,
-      [cutoff, chunk],
-    );
+    const [row]: Array<{ deleted: number }> = await db.query('SELECT purge_history($1, $2, $3) AS deleted', [assertIdentifier(table), cutoff, chunk]);
     return Number(row?.deleted ?? 0);
   }
 

@@ -81,6 +81,20 @@ describe('startEmbeddedPostgres', () => {
     expect(logs.some((l) => l.includes('initialising a new cluster'))).toBe(true);
     expect(logs.filter((l) => l.includes('initialising a new cluster'))).toHaveLength(1);
   });
+
+  it('restarts on the port it is given, so clients of a stopped cluster find it again', async () => {
+    dataDir ??= await mkdtemp(path.join(tmpdir(), 'embedded-pg-spec-'));
+    const first = await start();
+    await first.stop();
+    const again = await startEmbeddedPostgres({ dataDir, port: first.port, log: (m) => logs.push(m) });
+    handles.push(again);
+    expect(again.port).toBe(first.port);
+    expect(again.url).toBe(first.url);
+    await withClient(again.url, async (client) => {
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    });
+    await again.stop();
+  });
 });
 
 function canConnect(host: string, port: number): Promise<boolean> {

