@@ -24,7 +24,9 @@ profile.samples.forEach((id, i) => {
   if (clock >= skipUs) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
 const total = [...self.values()].reduce((a, b) => a + b, 0);
-const idle = [...self.entries()].filter(([id]) => ['(idle)', '(program)'].includes(nodes.get(id).callFrame.functionName)).reduce((a, [, t]) => a + t, 0);
+const idle = [...self.entries()]
+  .filter(([id]) => ['(idle)', '(program)'].includes(nodes.get(id).callFrame.functionName))
+  .reduce((a, [, t]) => a + t, 0);
 const busy = total - idle;
 
 const where = (cf) => {
@@ -70,7 +72,8 @@ for (const [id, t] of self) {
   const seen = new Set();
   for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
     const cf = nodes.get(cur).callFrame;
-    if (cf.url.includes('/dist/src/') || cf.url.includes('/bench/')) seen.add(`${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}:${cf.lineNumber + 1}`);
+    if (cf.url.includes('/dist/src/') || cf.url.includes('/bench/'))
+      seen.add(`${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}:${cf.lineNumber + 1}`);
   }
   for (const k of seen) inclusiveFn.set(k, (inclusiveFn.get(k) ?? 0) + t);
 }

@@ -77,8 +77,10 @@ const want = (name) => !only || only.has(name);
 const writeTo = flags['no-write'] ? undefined : flags.write || !quick ? path.join(ROOT, 'BENCHMARKS.md') : path.join(DATA, 'quick-results.md');
 
 const log = (msg) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
-const nodeArgs = (name) => (flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+const fmt = (n, digits = 1) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+const nodeArgs = (name) =>
+  flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
 
 const rows = []; // the summary table: {scenario, measure, value, target, met}
 const details = []; // markdown lines with the raw figures behind the summary
@@ -107,7 +109,9 @@ process.once('SIGINT', () => {
 
 try {
   facts.machine = machineFacts();
-  log(`machine: ${facts.machine.cpus}, ${facts.machine.memory}, Node ${process.version}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `machine: ${facts.machine.cpus}, ${facts.machine.memory}, Node ${process.version}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run bench\` (it builds first) or \`npm run build\``);
 
   if (want('startup')) await scenarioStartup();
@@ -135,7 +139,11 @@ try {
   facts.medios = medio.status === 201;
   const readPath = facts.medios ? `/api/v1/admin/medios/${medio.body.id}` : '/api/v1/auth/me';
   if (!facts.medios) log(`POST /api/v1/admin/medios answered ${medio.status}: guarded read falls back to GET /api/v1/auth/me, no mutation scenario`);
-  const users = await seedLoginUsers(db, { count: cfg.stormClients, password: `Storm-${randomBytes(9).toString('base64url')}`, rounds: cfg.bcryptRounds });
+  const users = await seedLoginUsers(db, {
+    count: cfg.stormClients,
+    password: `Storm-${randomBytes(9).toString('base64url')}`,
+    rounds: cfg.bcryptRounds,
+  });
   facts.audit = (await get(service.url, '/api/v1/audit/events?limit=1', token)).status === 200;
   facts.tree = (await get(service.url, '/api/v1/admin/rubros/tree', token)).status === 200;
 
@@ -143,11 +151,37 @@ try {
   if (want('read')) {
     token = await login(service.url, admin);
     const ab = await abRounds('read', (target) => ({ url: target.url + readPath, headers: auth(token), connections: 50 }));
-    const label = facts.medios ? 'Guarded read `GET /api/v1/admin/medios/{id}`, 50 connections' : 'Guarded read (fallback `GET /api/v1/auth/me`), 50 connections';
+    const label = facts.medios
+      ? 'Guarded read `GET /api/v1/admin/medios/{id}`, 50 connections'
+      : 'Guarded read (fallback `GET /api/v1/auth/me`), 50 connections';
     const rpsRatio = ab.ratio((r) => r.rps);
     const p99Ratio = ab.ratio((r) => r.latency.p99);
-    check(label, 'throughput, service ÷ baseline', `${fmt(rpsRatio, 2)}× (${fmt(ab.median('service', (r) => r.rps), 0)} vs ${fmt(ab.median('baseline', (r) => r.rps), 0)} req/s)`, '≥ 0.75×', rpsRatio >= 0.75);
-    check(label, 'p99 latency, service ÷ baseline', `${fmt(p99Ratio, 2)}× (${fmt(ab.median('service', (r) => r.latency.p99), 1)} vs ${fmt(ab.median('baseline', (r) => r.latency.p99), 1)} ms)`, '≤ 1.5×', p99Ratio <= 1.5);
+    check(
+      label,
+      'throughput, service ÷ baseline',
+      `${fmt(rpsRatio, 2)}× (${fmt(
+        ab.median('service', (r) => r.rps),
+        0,
+      )} vs ${fmt(
+        ab.median('baseline', (r) => r.rps),
+        0,
+      )} req/s)`,
+      '≥ 0.75×',
+      rpsRatio >= 0.75,
+    );
+    check(
+      label,
+      'p99 latency, service ÷ baseline',
+      `${fmt(p99Ratio, 2)}× (${fmt(
+        ab.median('service', (r) => r.latency.p99),
+        1,
+      )} vs ${fmt(
+        ab.median('baseline', (r) => r.latency.p99),
+        1,
+      )} ms)`,
+      '≤ 1.5×',
+      p99Ratio <= 1.5,
+    );
     details.push(ab.table(label));
     noteRss('read');
   }
@@ -158,7 +192,14 @@ try {
   }
 
   if (want('audit')) {
-    if (!facts.audit) check('Audit page `GET /api/v1/audit/events?limit=50`', 'p50 at large ÷ p50 at 10 thousand', 'not run: the endpoint answers 404', '≤ 1.3×', undefined);
+    if (!facts.audit)
+      check(
+        'Audit page `GET /api/v1/audit/events?limit=50`',
+        'p50 at large ÷ p50 at 10 thousand',
+        'not run: the endpoint answers 404',
+        '≤ 1.3×',
+        undefined,
+      );
     else await scenarioAudit(admin, users);
     noteRss('audit');
   }
@@ -176,8 +217,35 @@ try {
         mutation: { prefix: `${target.name === 'service' ? 'S' : 'B'}${round}_` },
       }));
       const rpsRatio = ab.ratio((r) => r.rps);
-      check(label, 'throughput, service ÷ baseline', `${fmt(rpsRatio, 2)}× (${fmt(ab.median('service', (r) => r.rps), 0)} vs ${fmt(ab.median('baseline', (r) => r.rps), 0)} req/s)`, '≥ 0.7×', rpsRatio >= 0.7);
-      check(label, 'p99 latency, service ÷ baseline (no target)', `${fmt(ab.ratio((r) => r.latency.p99), 2)}× (${fmt(ab.median('service', (r) => r.latency.p99), 1)} vs ${fmt(ab.median('baseline', (r) => r.latency.p99), 1)} ms)`, '—', undefined);
+      check(
+        label,
+        'throughput, service ÷ baseline',
+        `${fmt(rpsRatio, 2)}× (${fmt(
+          ab.median('service', (r) => r.rps),
+          0,
+        )} vs ${fmt(
+          ab.median('baseline', (r) => r.rps),
+          0,
+        )} req/s)`,
+        '≥ 0.7×',
+        rpsRatio >= 0.7,
+      );
+      check(
+        label,
+        'p99 latency, service ÷ baseline (no target)',
+        `${fmt(
+          ab.ratio((r) => r.latency.p99),
+          2,
+        )}× (${fmt(
+          ab.median('service', (r) => r.latency.p99),
+          1,
+        )} vs ${fmt(
+          ab.median('baseline', (r) => r.latency.p99),
+          1,
+        )} ms)`,
+        '—',
+        undefined,
+      );
       details.push(ab.table(label));
     }
     noteRss('mutation');
@@ -194,8 +262,16 @@ try {
       const tree = { url: `${service.url}/api/v1/admin/rubros/tree`, headers: auth(token), connections: 1 };
       await runLoad(LOAD, { ...tree, duration: cfg.warmup });
       const r = await runLoad(LOAD, { ...tree, duration: cfg.seconds });
-      check(label, 'p50 latency', `${fmt(r.latency.p50, 1)} ms (p99 ${fmt(r.latency.p99, 1)} ms, ${count.nodes} nodes / depth ${count.depth} answered, ${fmt(res.bytes / 1024, 0)} KiB)`, '≤ 50 ms', r.latency.p50 <= 50);
-      details.push(`**${label}**: seeded ${seeded.nodes} nodes (levels of ${seeded.sizes.join(', ')}) in ${fmt(seeded.ms, 0)} ms; ${r.ok} answers in ${cfg.seconds} s, ${statusLine(r)}.`);
+      check(
+        label,
+        'p50 latency',
+        `${fmt(r.latency.p50, 1)} ms (p99 ${fmt(r.latency.p99, 1)} ms, ${count.nodes} nodes / depth ${count.depth} answered, ${fmt(res.bytes / 1024, 0)} KiB)`,
+        '≤ 50 ms',
+        r.latency.p50 <= 50,
+      );
+      details.push(
+        `**${label}**: seeded ${seeded.nodes} nodes (levels of ${seeded.sizes.join(', ')}) in ${fmt(seeded.ms, 0)} ms; ${r.ok} answers in ${cfg.seconds} s, ${statusLine(r)}.`,
+      );
     }
     noteRss('tree');
   }
@@ -203,7 +279,13 @@ try {
   // ------------------------------------------------------------------ process
   await sleep(1000);
   const rss = rssMb(service.child.pid);
-  check('Process', 'RSS of the service after the runs', `${fmt(rss, 0)} MB (baseline: ${fmt(rssMb(baseline.child.pid), 0)} MB)`, '≤ 200 MB', rss <= 200);
+  check(
+    'Process',
+    'RSS of the service after the runs',
+    `${fmt(rss, 0)} MB (baseline: ${fmt(rssMb(baseline.child.pid), 0)} MB)`,
+    '≤ 200 MB',
+    rss <= 200,
+  );
   details.push(`**Service RSS after each phase**: ${rssTrail.join(' → ')} → end ${fmt(rss, 0)} MB.`);
 } catch (err) {
   log(`FAILED: ${err.stack ?? err}`);
@@ -272,7 +354,13 @@ async function scenarioStartup() {
 async function scenarioLoginStorm(admin, users, readPath) {
   const label = `Login storm: guarded read at ${cfg.stormReadRate} req/s (${cfg.stormReadConnections} connections) while ${cfg.stormClients} clients sign in continuously`;
   const token = await login(service.url, admin);
-  const read = { url: service.url + readPath, headers: auth(token), connections: cfg.stormReadConnections, overallRate: cfg.stormReadRate, duration: cfg.seconds };
+  const read = {
+    url: service.url + readPath,
+    headers: auth(token),
+    connections: cfg.stormReadConnections,
+    overallRate: cfg.stormReadRate,
+    duration: cfg.seconds,
+  };
   await runLoad(LOAD, { ...read, duration: cfg.warmup });
   const alone = [];
   const storm = [];
@@ -289,12 +377,20 @@ async function scenarioLoginStorm(admin, users, readPath) {
     await sleep(1500); // let the storm reach its steady state first
     storm.push(await runLoad(LOAD, read));
     logins.push(await loginRun);
-    log(`storm round ${round}: p99 alone ${fmt(alone.at(-1).latency.p99, 2)} ms, during storm ${fmt(storm.at(-1).latency.p99, 2)} ms, ${fmt(logins.at(-1).rps, 1)} logins/s`);
+    log(
+      `storm round ${round}: p99 alone ${fmt(alone.at(-1).latency.p99, 2)} ms, during storm ${fmt(storm.at(-1).latency.p99, 2)} ms, ${fmt(logins.at(-1).rps, 1)} logins/s`,
+    );
   }
   const p99Alone = median(alone.map((r) => r.latency.p99));
   const p99Storm = median(storm.map((r) => r.latency.p99));
   const ratio = p99Storm / p99Alone;
-  check(label, 'p99 during the storm ÷ p99 alone', `${fmt(ratio, 2)}× (${fmt(p99Storm, 1)} vs ${fmt(p99Alone, 1)} ms; ${fmt(median(logins.map((r) => r.rps)), 1)} logins/s)`, '≤ 2×', ratio <= 2);
+  check(
+    label,
+    'p99 during the storm ÷ p99 alone',
+    `${fmt(ratio, 2)}× (${fmt(p99Storm, 1)} vs ${fmt(p99Alone, 1)} ms; ${fmt(median(logins.map((r) => r.rps)), 1)} logins/s)`,
+    '≤ 2×',
+    ratio <= 2,
+  );
   details.push(
     `**${label}** (bcrypt cost ${cfg.bcryptRounds}):\n\n| Round | alone p50 / p99 (ms) | storm p50 / p99 (ms) | reads answered alone / storm | logins/s | login p50 / p99 (ms) | login statuses |\n|---|---|---|---|---|---|---|\n` +
       alone
@@ -340,12 +436,21 @@ async function scenarioAudit(admin, users) {
   const label = 'Audit page `GET /api/v1/audit/events?limit=50`, 1 connection';
   for (const name of Object.keys(small)) {
     const ratio = large[name].latency.p50 / small[name].latency.p50;
-    check(label, `${name}: p50 at ${largeLabel} ÷ p50 at 10k rows`, `${fmt(ratio, 2)}× (${fmt(large[name].latency.p50, 2)} vs ${fmt(small[name].latency.p50, 2)} ms)`, '≤ 1.3×', ratio <= 1.3);
+    check(
+      label,
+      `${name}: p50 at ${largeLabel} ÷ p50 at 10k rows`,
+      `${fmt(ratio, 2)}× (${fmt(large[name].latency.p50, 2)} vs ${fmt(small[name].latency.p50, 2)} ms)`,
+      '≤ 1.3×',
+      ratio <= 1.3,
+    );
   }
   details.push(
     `**${label}**:\n\n| Query | 10k rows: p50 / p99 (ms), items | ${largeLabel} rows: p50 / p99 (ms), items |\n|---|---|---|\n` +
       Object.keys(small)
-        .map((name) => `| ${name} | ${fmt(small[name].latency.p50, 2)} / ${fmt(small[name].latency.p99, 2)}, ${small[name].items} | ${fmt(large[name].latency.p50, 2)} / ${fmt(large[name].latency.p99, 2)}, ${large[name].items} |`)
+        .map(
+          (name) =>
+            `| ${name} | ${fmt(small[name].latency.p50, 2)} / ${fmt(small[name].latency.p99, 2)}, ${small[name].items} | ${fmt(large[name].latency.p50, 2)} / ${fmt(large[name].latency.p99, 2)}, ${large[name].items} |`,
+        )
         .join('\n'),
   );
 }
@@ -377,7 +482,9 @@ async function abRounds(name, optionsFor) {
       const r = await runLoad(LOAD, { ...optionsFor(target, round), duration: cfg.seconds });
       if (r.ok === 0) throw new Error(`${name} ${target.name}: no successful answer (${statusLine(r)})`);
       runs[target.name].push(r);
-      log(`${name} round ${round} ${target.name}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency.p50, 2)} ms, p99 ${fmt(r.latency.p99, 2)} ms (${statusLine(r)})`);
+      log(
+        `${name} round ${round} ${target.name}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency.p50, 2)} ms, p99 ${fmt(r.latency.p99, 2)} ms (${statusLine(r)})`,
+      );
     }
   }
   return {
@@ -513,4 +620,3 @@ function countTree(nodes, level = 1) {
   }
   return { nodes: count, depth };
 }
-

@@ -12,7 +12,11 @@ export const CANONICAL_ROLES: ReadonlyArray<{ codigo: string; nombre: string; de
 
 export const PERMISSION_CATALOG: ReadonlyArray<{ codigo: string; descripcion: string; roles: string[] }> = [
   { codigo: 'administracion:usuarios:ver', descripcion: 'Ver usuarios y sus permisos', roles: ['admin', 'supervisor', 'auditor'] },
-  { codigo: 'administracion:usuarios:gestionar', descripcion: 'Crear, modificar y desactivar usuarios; overrides y blanqueo de contraseñas', roles: ['admin'] },
+  {
+    codigo: 'administracion:usuarios:gestionar',
+    descripcion: 'Crear, modificar y desactivar usuarios; overrides y blanqueo de contraseñas',
+    roles: ['admin'],
+  },
   { codigo: 'administracion:roles:gestionar', descripcion: 'Gestionar roles y el catálogo de permisos', roles: ['admin'] },
   { codigo: 'administracion:auditoria:ver', descripcion: 'Consultar eventos de auditoría', roles: ['admin', 'auditor'] },
   { codigo: 'administracion:medios:gestionar', descripcion: 'Gestionar medios y secciones', roles: ['admin', 'supervisor'] },
@@ -22,4 +26,3 @@ export const PERMISSION_CATALOG: ReadonlyArray<{ codigo: string; descripcion: st
   { codigo: 'catalogo:tipos_producto:gestionar', descripcion: 'Gestionar tipos de producto', roles: ['admin', 'supervisor'] },
   { codigo: 'catalogo:productos:gestionar', descripcion: 'Gestionar productos y sus precios', roles: ['admin', 'supervisor'] },
 ];
-

@@ -59,6 +59,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   });
   setupSwagger(app);
   await app.init();
+  // JSON only (API.md): Nest also registers a form parser, whose keys would turn a whole
+  // form-encoded body — secrets included — into property names echoed in the validation errors.
+  // Without it such a body is 415 like any other non-JSON type.
+  if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) fastify.removeContentTypeParser('application/x-www-form-urlencoded');
   await fastify.ready();
   return app;
 }

@@ -36,11 +36,12 @@ const pool = new pg.Pool({
   options: '-c TimeZone=UTC',
 });
 
-// The exact statement TypeORM builds for EffectivePermissionsService.resolve (src/auth/effective-permissions.service.ts).
+// The exact statement the service sends for EffectivePermissionsService.resolve (src/auth/effective-permissions.service.ts),
+// as PostgreSQL logs it (log_statement = all).
 const PERMISSIONS_SQL =
-  'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, p.codigo AS permiso ' +
-  'FROM "users" "u" INNER JOIN "roles" "r" ON r.id = u.role_id  LEFT JOIN "role_permissions" "rp" ON rp.role_id = r.id AND r.activo = $1  ' +
-  'LEFT JOIN "permissions" "p" ON p.id = rp.permission_id WHERE u.id = $2';
+  'SELECT "u"."username" AS username, "u"."activo" AS activo, "u"."permission_overrides" AS overrides, "r"."codigo" AS rol, "r"."activo" AS rol_activo, ' +
+  '"p"."codigo" AS permiso FROM "users" "u" INNER JOIN "roles" "r" ON "r"."id" = "u"."role_id"  LEFT JOIN "role_permissions" "rp" ON "rp"."role_id" = "r"."id" ' +
+  'AND "r"."activo" = $1  LEFT JOIN "permissions" "p" ON "p"."id" = "rp"."permission_id" WHERE "u"."id" = $2';
 
 const jwks = await (await globalThis.fetch(env.JWKS_URL)).json();
 const jwk = jwks.keys[0];
@@ -71,7 +72,8 @@ async function verify(request) {
   } catch {
     throw new HttpError(401, 'no_autenticado');
   }
-  if (typeof payload.sub !== 'string' || !POSITIVE_INT.test(payload.sub) || Number(payload.sub) > 2_147_483_647) throw new HttpError(401, 'no_autenticado');
+  if (typeof payload.sub !== 'string' || !POSITIVE_INT.test(payload.sub) || Number(payload.sub) > 2_147_483_647)
+    throw new HttpError(401, 'no_autenticado');
   return { userId: Number(payload.sub), jti: payload.jti };
 }
 
@@ -171,7 +173,9 @@ app.post('/api/v1/admin/medios', async (request, reply) => {
 
 app.get('/api/v1/auth/me', async (request) => {
   const caller = await authorize(request, undefined);
-  const { rows } = await pool.query('SELECT id, username, nombre, apellido, email, must_change_password FROM users WHERE id = $1 LIMIT 1', [caller.userId]);
+  const { rows } = await pool.query('SELECT id, username, nombre, apellido, email, must_change_password FROM users WHERE id = $1 LIMIT 1', [
+    caller.userId,
+  ]);
   const u = rows[0];
   if (!u) throw new HttpError(401, 'no_autenticado');
   return {

@@ -49,9 +49,10 @@ export async function stop(child, graceMs = 15_000) {
 export async function waitFor(url, { child, since = performance.now(), timeoutMs = 120_000, intervalMs = 20 } = {}) {
   const deadline = since + timeoutMs;
   for (;;) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${url}: the process exited (code ${child.exitCode ?? child.signalCode}) before it was ready`);
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`${url}: the process exited (code ${child.exitCode ?? child.signalCode}) before it was ready`);
     try {
-      const res = await globalThis.fetch(url, { signal: AbortSignal.timeout(2000) });
+      const res = await globalThis.fetch(url, { signal: globalThis.AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       if (res.status === 200) return performance.now() - since;
     } catch {

@@ -30,7 +30,11 @@ export async function seedAudit(db, { rows, actorIds, now = new Date(), batch = 
   const newest = new Date(now.getTime() - 60_000);
   const oldest = new Date(newest.getTime() - spanMs);
   await db.query('TRUNCATE audit_events');
-  await db.query('SELECT ensure_monthly_partitions($1, $2::date, $3::date)', ['audit_events', oldest.toISOString().slice(0, 10), newest.toISOString().slice(0, 10)]);
+  await db.query('SELECT ensure_monthly_partitions($1, $2::date, $3::date)', [
+    'audit_events',
+    oldest.toISOString().slice(0, 10),
+    newest.toISOString().slice(0, 10),
+  ]);
   for (let from = 0; from < rows; from += batch) {
     const to = Math.min(rows, from + batch) - 1;
     await db.query(

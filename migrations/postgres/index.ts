@@ -6,4 +6,11 @@ import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
-export const POSTGRES_MIGRATIONS = [Platform1763712000000, LoginThrottle1763712100000, MediosFiscal1763712300000, Catalog1763712400000, AuditRead1763712500000, AppendOnly1763712600000];
+export const POSTGRES_MIGRATIONS = [
+  Platform1763712000000,
+  LoginThrottle1763712100000,
+  MediosFiscal1763712300000,
+  Catalog1763712400000,
+  AuditRead1763712500000,
+  AppendOnly1763712600000,
+];

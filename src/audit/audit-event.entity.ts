@@ -4,7 +4,11 @@ import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
 /** Append-only audit trail of mutations (SEED 2.5), partitioned monthly by occurred_at. */
 @Entity({ name: 'audit_events' })
 export class AuditEventEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) } })
+  @PrimaryColumn({
+    type: 'bigint',
+    generated: 'increment',
+    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
+  })
   id: number;
 
   @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })

@@ -64,7 +64,11 @@ export class MetadataSanitizer {
     if (seen.has(obj)) return undefined;
     seen.add(obj);
     try {
-      if (Array.isArray(obj)) return obj.map((item) => { const v = this.walk(item, seen); return v === undefined ? null : v; });
+      if (Array.isArray(obj))
+        return obj.map((item) => {
+          const v = this.walk(item, seen);
+          return v === undefined ? null : v;
+        });
       const toJSON = (obj as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === 'function') return this.walk((toJSON as () => unknown).call(obj), seen);
       const out: Record<string, unknown> = {};

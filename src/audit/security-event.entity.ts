@@ -6,7 +6,11 @@ export type SecurityResult = 'success' | 'failure';
 /** Append-only trail of sign-in, token and permission events (SEED 2.5, 6.2). */
 @Entity({ name: 'security_events' })
 export class SecurityEventEntity {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) } })
+  @PrimaryColumn({
+    type: 'bigint',
+    generated: 'increment',
+    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
+  })
   id: number;
 
   @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })

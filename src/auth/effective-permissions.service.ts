@@ -27,38 +27,39 @@ function parseOverrides(raw: unknown): PermissionOverrides {
   return { granted: [...(value.granted ?? [])].sort(), denied: [...(value.denied ?? [])].sort() };
 }
 
+interface PermissionRow {
+  username: string;
+  activo: boolean | number;
+  overrides: unknown;
+  rol: string;
+  rol_activo: boolean | number;
+  permiso: string | null;
+}
+
+/** A value no user id takes: marks the user id's place in the statement's parameter list. */
+const USER_ID_SLOT = Number.MIN_SAFE_INTEGER;
+
 /**
  * Resolves a user's effective permissions from the store in one query (SEED 5.2): permissions are
  * never carried in the token, so a change applies on the very next request.
  */
 @Injectable()
 export class EffectivePermissionsService {
+  /**
+   * The statement, written once by the query builder (so each engine gets its own quoting and
+   * placeholders) and reused: every guarded request resolves permissions, and building the
+   * statement anew each time was a measurable share of a guarded read (BENCHMARKS.md).
+   */
+  private statement?: { sql: string; parameters: unknown[]; userIdAt: number };
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async resolve(userId: number): Promise<UserAccess | undefined> {
-    const rows: Array<{
-      username: string;
-      activo: boolean | number;
-      overrides: unknown;
-      rol: string;
-      rol_activo: boolean | number;
-      permiso: string | null;
-    }> = await this.dataSource
-      .createQueryBuilder()
-      .select([
-        'u.username AS username',
-        'u.activo AS activo',
-        'u.permission_overrides AS overrides',
-        'r.codigo AS rol',
-        'r.activo AS rol_activo',
-        'p.codigo AS permiso',
-      ])
-      .from('users', 'u')
-      .innerJoin('roles', 'r', 'r.id = u.role_id')
-      .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id AND r.activo = :active', { active: true })
-      .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
-      .where('u.id = :userId', { userId })
-      .getRawMany();
+    const { sql, parameters, userIdAt } = this.permissionsStatement();
+    const rows: PermissionRow[] = await this.dataSource.query(
+      sql,
+      parameters.map((value, i) => (i === userIdAt ? userId : value)),
+    );
     const first = rows[0];
     if (!first) return undefined;
     const overrides = parseOverrides(first.overrides);
@@ -77,5 +78,30 @@ export class EffectivePermissionsService {
       denied: overrides.denied,
       efectivos: effectivePermissions(rolPermisos, overrides),
     };
+  }
+
+  private permissionsStatement(): { sql: string; parameters: unknown[]; userIdAt: number } {
+    if (!this.statement) {
+      const [sql, parameters] = this.dataSource
+        .createQueryBuilder()
+        .select([
+          'u.username AS username',
+          'u.activo AS activo',
+          'u.permission_overrides AS overrides',
+          'r.codigo AS rol',
+          'r.activo AS rol_activo',
+          'p.codigo AS permiso',
+        ])
+        .from('users', 'u')
+        .innerJoin('roles', 'r', 'r.id = u.role_id')
+        .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id AND r.activo = :active', { active: true })
+        .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
+        .where('u.id = :userId', { userId: USER_ID_SLOT })
+        .getQueryAndParameters();
+      const userIdAt = parameters.indexOf(USER_ID_SLOT);
+      if (userIdAt < 0) throw new Error('effective permissions: the statement has no user id parameter');
+      this.statement = { sql, parameters, userIdAt };
+    }
+    return this.statement;
   }
 }

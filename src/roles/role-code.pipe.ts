@@ -7,6 +7,8 @@ import { isRoleCode, ROLE_CODE_MAX_LENGTH } from './roles.rules.js';
 export class ParseRoleCodePipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (isRoleCode(value)) return value;
-    throw new ValidationFailedError([{ field: 'codigo', message: `codigo debe cumplir ^[a-z][a-z0-9_]*$ (hasta ${ROLE_CODE_MAX_LENGTH} caracteres)` }]);
+    throw new ValidationFailedError([
+      { field: 'codigo', message: `codigo debe cumplir ^[a-z][a-z0-9_]*$ (hasta ${ROLE_CODE_MAX_LENGTH} caracteres)` },
+    ]);
   }
 }

@@ -26,7 +26,11 @@ export class RolesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a role', description: '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.' })
+  @ApiOperation({
+    summary: 'Create a role',
+    description:
+      '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
+  })
   @ApiCreatedResponse({ type: RolDto, description: 'Created; `Location` points at the role.' })
   @ApiErrors(400, 401, 403, [409, 'The codigo is taken, possibly by an inactive role (`duplicado`).'])
   async create(@Body() dto: CreateRoleDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<RolDto> {
@@ -44,7 +48,11 @@ export class RolesController {
   }
 
   @Put(':codigo')
-  @ApiOperation({ summary: 'Update a role', description: 'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.' })
+  @ApiOperation({
+    summary: 'Update a role',
+    description:
+      'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
+  })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, `${BAD_CODE} An immutable field in the body is \`campo_inmutable\`.`], 401, 403, 404)
   update(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: UpdateRoleDto): Promise<RolDto> {
@@ -55,17 +63,24 @@ export class RolesController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Deactivate a role (soft delete)',
-    description: 'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
+    description:
+      'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
   })
   @ApiNoContentResponse({ description: 'The role is inactive.' })
-  @ApiErrors([400, BAD_CODE], 401, 403, 404, [409, 'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).'])
+  @ApiErrors([400, BAD_CODE], 401, 403, 404, [
+    409,
+    'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).',
+  ])
   async deactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<void> {
     await this.roles.deactivate(codigo);
   }
 
   @Post(':codigo/reactivate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Reactivate a role', description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.' })
+  @ApiOperation({
+    summary: 'Reactivate a role',
+    description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
+  })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
   reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {

@@ -117,7 +117,11 @@ export class RolesService {
       await tx.delete(RolePermissionEntity, { roleId: role.id, permissionId: In(removedIds) });
     }
     const added = wanted.filter((p) => !before.includes(p.codigo));
-    if (added.length) await tx.insert(RolePermissionEntity, added.map((p) => ({ roleId: role.id, permissionId: p.id })));
+    if (added.length)
+      await tx.insert(
+        RolePermissionEntity,
+        added.map((p) => ({ roleId: role.id, permissionId: p.id })),
+      );
     if (removed.length) await this.antiLockout.assertAdministratorRemains();
 
     await this.audit.record('rol.permisos_update', 'rol', codigo, { before, after });

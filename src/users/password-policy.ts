@@ -19,7 +19,8 @@ export function passwordProblems(password: string, username: string): string[] {
   if (bytes < PASSWORD_MIN_BYTES) problems.push(`debe tener al menos ${PASSWORD_MIN_BYTES} bytes`);
   if (bytes > PASSWORD_MAX_BYTES) problems.push(`no puede superar ${PASSWORD_MAX_BYTES} bytes`);
   if (password.toLowerCase() === username.toLowerCase()) problems.push('no puede ser igual al nombre de usuario');
-  if (characterClasses(password) < PASSWORD_MIN_CLASSES) problems.push('debe combinar al menos dos clases de caracteres (minúsculas, mayúsculas, dígitos, otros)');
+  if (characterClasses(password) < PASSWORD_MIN_CLASSES)
+    problems.push('debe combinar al menos dos clases de caracteres (minúsculas, mayúsculas, dígitos, otros)');
   return problems;
 }
 

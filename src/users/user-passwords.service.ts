@@ -38,9 +38,15 @@ export class UserPasswordsService {
     }
     assertPolicy(dto.newPassword, user.username, 'newPassword');
     if (dto.newPassword === dto.currentPassword) {
-      throw new DomainError('password_debil', 'La contraseña nueva debe ser distinta de la actual', [{ field: 'newPassword', message: 'debe ser distinta de la actual' }]);
+      throw new DomainError('password_debil', 'La contraseña nueva debe ser distinta de la actual', [
+        { field: 'newPassword', message: 'debe ser distinta de la actual' },
+      ]);
     }
-    await this.txHost.tx.update(UserEntity, { id: userId }, { passwordHash: await this.hasher.hash(dto.newPassword), mustChangePassword: false, updatedAt: this.clock.now() });
+    await this.txHost.tx.update(
+      UserEntity,
+      { id: userId },
+      { passwordHash: await this.hasher.hash(dto.newPassword), mustChangePassword: false, updatedAt: this.clock.now() },
+    );
     await this.refreshTokens.revokeAllForUser(userId, 'password_changed');
     await this.audit.record('usuario.password_change', 'usuario', userId, {
       before: { mustChangePassword: user.mustChangePassword },
@@ -56,7 +62,11 @@ export class UserPasswordsService {
   async reset(userId: number): Promise<TemporaryPasswordDto> {
     await this.findWithHash(userId);
     const temporary = temporaryPassword();
-    await this.txHost.tx.update(UserEntity, { id: userId }, { passwordHash: await this.hasher.hash(temporary), mustChangePassword: true, updatedAt: this.clock.now() });
+    await this.txHost.tx.update(
+      UserEntity,
+      { id: userId },
+      { passwordHash: await this.hasher.hash(temporary), mustChangePassword: true, updatedAt: this.clock.now() },
+    );
     await this.refreshTokens.revokeAllForUser(userId, 'password_reset');
     await this.audit.record('usuario.password_reset', 'usuario', userId, { targetId: String(userId) });
     return { temporaryPassword: temporary };

@@ -49,7 +49,13 @@ export class UserPermissionsService {
     const roleId = Number(user.role_id);
     const [role] = await this.history.rows<{ codigo: string; activo: boolean | number }>('roles', ['codigo', 'activo'], { id: roleId }, asOf);
     const rolPermisos = role?.activo ? await this.permissions.ofRoleAsOf(roleId, asOf) : [];
-    return this.compose(userId, user.username, role?.codigo ?? (await this.users.roleCode(roleId)), rolPermisos, parseOverrides(user.permission_overrides));
+    return this.compose(
+      userId,
+      user.username,
+      role?.codigo ?? (await this.users.roleCode(roleId)),
+      rolPermisos,
+      parseOverrides(user.permission_overrides),
+    );
   }
 
   /**
@@ -79,12 +85,20 @@ export class UserPermissionsService {
   }
 
   private compose(userId: number, username: string, rol: string, rolPermisos: string[], overrides: PermissionOverrides): UserPermissionsDto {
-    return { userId, username, rol, rolPermisos, granted: overrides.granted, denied: overrides.denied, efectivos: effectivePermissions(rolPermisos, overrides) };
+    return {
+      userId,
+      username,
+      rol,
+      rolPermisos,
+      granted: overrides.granted,
+      denied: overrides.denied,
+      efectivos: effectivePermissions(rolPermisos, overrides),
+    };
   }
 }
 
 /** The stored document, tolerant of either form (text or parsed) and of missing lists; sorted. */
 function parseOverrides(raw: unknown): PermissionOverrides {
-  const value = (typeof raw === 'string' ? JSON.parse(raw) : raw ?? {}) as Partial<PermissionOverrides>;
+  const value = (typeof raw === 'string' ? JSON.parse(raw) : (raw ?? {})) as Partial<PermissionOverrides>;
   return { granted: [...(value.granted ?? [])].sort(compare), denied: [...(value.denied ?? [])].sort(compare) };
 }

@@ -18,7 +18,8 @@ import { UsersService } from './users.service.js';
 export const USERS_READ = 'administracion:usuarios:ver';
 export const USERS_MANAGE = 'administracion:usuarios:gestionar';
 
-const ANTI_LOCKOUT = 'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
+const ANTI_LOCKOUT =
+  'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
 @ApiTags('users')
@@ -41,14 +42,23 @@ export class UsersController {
       'clears `mustChangePassword` and revokes every refresh token of the caller. Audited as `usuario.password_change` (no secret in the metadata).',
   })
   @ApiNoContentResponse({ description: 'Changed.' })
-  @ApiErrors([400, 'Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`).'], 401)
+  @ApiErrors(
+    [
+      400,
+      'Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`).',
+    ],
+    401,
+  )
   async changeOwnPassword(@CurrentUser() caller: AuthenticatedUser, @Body() dto: ChangeOwnPasswordDto): Promise<void> {
     await this.passwords.changeOwn(caller.userId, dto);
   }
 
   @Get()
   @RequirePermission(USERS_READ)
-  @ApiOperation({ summary: 'List users', description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.' })
+  @ApiOperation({
+    summary: 'List users',
+    description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
+  })
   @ApiOkResponse({ type: PageOf(UsuarioDto) })
   @ApiErrors(400, 401, 403)
   list(@Query() query: UsersQueryDto): Promise<Page<UsuarioDto>> {
@@ -64,7 +74,12 @@ export class UsersController {
       'the username is unique (409 `duplicado`, also when creates race). Audited as `usuario.create` (no password).',
   })
   @ApiCreatedResponse({ type: UsuarioCreatedDto, description: 'Created; `Location` points at the user.' })
-  @ApiErrors([400, 'Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`).'], 401, 403, [409, 'The username is taken (`duplicado`).'])
+  @ApiErrors(
+    [400, 'Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`).'],
+    401,
+    403,
+    [409, 'The username is taken (`duplicado`).'],
+  )
   async create(@Body() dto: CreateUserDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UsuarioCreatedDto> {
     const user = await this.users.create(dto);
     reply.header('location', `/api/v1/users/${user.id}`);
@@ -87,10 +102,16 @@ export class UsersController {
     summary: 'Update a user',
     description:
       'Replaces nombre, apellido, email and rol (an existing active role when it changes). `username` is immutable (400 `campo_inmutable`). ' +
-      'Revokes the user\'s refresh tokens. The caller cannot change its own role, and no role change may remove the last administrator (409 `anti_lockout`). Audited as `usuario.update`.',
+      "Revokes the user's refresh tokens. The caller cannot change its own role, and no role change may remove the last administrator (409 `anti_lockout`). Audited as `usuario.update`.",
   })
   @ApiOkResponse({ type: UsuarioDto })
-  @ApiErrors([400, 'Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [409, ANTI_LOCKOUT])
+  @ApiErrors(
+    [400, 'Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`).'],
+    401,
+    403,
+    404,
+    [409, ANTI_LOCKOUT],
+  )
   update(@PathId() id: number, @Body() dto: UpdateUserDto, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
     return this.users.update(id, dto, caller);
   }
@@ -101,7 +122,7 @@ export class UsersController {
   @ApiOperation({
     summary: 'Deactivate a user',
     description:
-      'Revokes the user\'s refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). ' +
+      "Revokes the user's refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). " +
       'Idempotent: deactivating an inactive user answers 200 and writes no event. Audited as `usuario.deactivate`.',
   })
   @ApiOkResponse({ type: UsuarioDto })
@@ -113,7 +134,10 @@ export class UsersController {
   @Post(':id/reactivate')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
-  @ApiOperation({ summary: 'Reactivate a user', description: 'Idempotent: reactivating an active user answers 200 and writes no event. Audited as `usuario.reactivate`.' })
+  @ApiOperation({
+    summary: 'Reactivate a user',
+    description: 'Idempotent: reactivating an active user answers 200 and writes no event. Audited as `usuario.reactivate`.',
+  })
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors(400, 401, 403, 404)
   reactivate(@PathId() id: number): Promise<UsuarioDto> {
@@ -126,7 +150,7 @@ export class UsersController {
   @ApiOperation({
     summary: "Reset a user's password",
     description:
-      'Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user\'s refresh tokens. ' +
+      "Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user's refresh tokens. " +
       'Audited as `usuario.password_reset` with only the target id in the metadata.',
   })
   @ApiOkResponse({ type: TemporaryPasswordDto })
@@ -153,7 +177,7 @@ export class UsersController {
   @ApiOperation({
     summary: "Replace a user's permission overrides",
     description:
-      'Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user\'s very next request. ' +
+      "Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user's very next request. " +
       'No override may remove the last administrator (409 `anti_lockout`). Audited as `usuario.permisos_update` with `{before, after}` of both lists.',
   })
   @ApiOkResponse({ type: UserPermissionsDto })

@@ -19,7 +19,19 @@ import { passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
 
 /** The columns of a user version read from the history (never the password hash). */
-const VERSION_COLUMNS = ['id', 'username', 'nombre', 'apellido', 'email', 'role_id', 'activo', 'must_change_password', 'ultimo_login', 'created_at', 'updated_at'];
+const VERSION_COLUMNS = [
+  'id',
+  'username',
+  'nombre',
+  'apellido',
+  'email',
+  'role_id',
+  'activo',
+  'must_change_password',
+  'ultimo_login',
+  'created_at',
+  'updated_at',
+];
 
 interface UserVersion {
   id: number;
@@ -213,7 +225,8 @@ export class UsersService {
   private async assignableRole(codigo: string): Promise<RoleEntity> {
     const role = await this.roles.lockForAssignment(codigo);
     if (!role) throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} no existe` }], `El rol ${codigo} no existe`);
-    if (!role.activo) throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
+    if (!role.activo)
+      throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
     return role;
   }
 }
@@ -222,7 +235,11 @@ export class UsersService {
 export function assertPolicy(password: string, username: string, field = 'password'): void {
   const problems = passwordProblems(password, username);
   if (problems.length) {
-    throw new DomainError('password_debil', `La contraseña ${problems.join('; ')}`, problems.map((message) => ({ field, message })));
+    throw new DomainError(
+      'password_debil',
+      `La contraseña ${problems.join('; ')}`,
+      problems.map((message) => ({ field, message })),
+    );
   }
 }
 

@@ -34,7 +34,8 @@ describe('test harness on either engine', () => {
   });
 
   it('makes inserts into a table fail at the database until restored', async () => {
-    const insert = () => d.query('INSERT INTO audit_events (actor_user_id, action, target_type, target_id) VALUES ($1, $2, $3, $4)', [1, 'probe', 'probe', 'x']);
+    const insert = () =>
+      d.query('INSERT INTO audit_events (actor_user_id, action, target_type, target_id) VALUES ($1, $2, $3, $4)', [1, 'probe', 'probe', 'x']);
     const restore = await d.makeInsertsFail('audit_events', "audit store's probe failure");
     try {
       await expect(insert()).rejects.toThrow(/audit store's probe failure/);

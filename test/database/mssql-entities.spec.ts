@@ -18,7 +18,7 @@ const entityFiles = readdirSync(join(root, 'src'), { recursive: true, encoding: 
 
 describe('entities on SQL Server', () => {
   const saved = process.env.DATABASE_URL;
-  let entities: Function[];
+  let entities: Array<abstract new (...args: never[]) => unknown>;
   let mssql: DataSource;
 
   beforeAll(async () => {
@@ -28,12 +28,22 @@ describe('entities on SQL Server', () => {
       entities = [];
       for (const f of entityFiles) {
         const module = (await import(pathToFileURL(join(root, 'src', f)).href)) as Record<string, unknown>;
-        entities.push(...Object.values(module).filter((v): v is Function => typeof v === 'function' && /Entity$/.test(v.name)));
+        entities.push(
+          ...Object.values(module).filter((v): v is abstract new (...args: never[]) => unknown => typeof v === 'function' && /Entity$/.test(v.name)),
+        );
       }
     } finally {
       process.env.DATABASE_URL = saved;
     }
-    mssql = new DataSource({ type: 'mssql', driver: mssqlDriver(), host: 'localhost', username: 'sa', password: 'unused', entities, options: { useUTC: true } } as never);
+    mssql = new DataSource({
+      type: 'mssql',
+      driver: mssqlDriver(),
+      host: 'localhost',
+      username: 'sa',
+      password: 'unused',
+      entities,
+      options: { useUTC: true },
+    } as never);
   });
   afterAll(() => {
     process.env.DATABASE_URL = saved;
@@ -47,7 +57,10 @@ describe('entities on SQL Server', () => {
   it('maps every entity column to a type the SQL Server driver supports, so the service boots there', async () => {
     // the metadata is assigned before TypeORM validates it; read every bad column, not the first
     const build = (mssql as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas.bind(mssql);
-    const failure = await build().then(() => null, (err: Error) => err.message);
+    const failure = await build().then(
+      () => null,
+      (err: Error) => err.message,
+    );
     const unsupported: string[] = [];
     expect(mssql.entityMetadatas.length).toBe(entities.length);
     for (const m of mssql.entityMetadatas as EntityMetadata[]) {

@@ -46,7 +46,10 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
 
     it('versions no other table', () => {
-      const versioned = [...schema.tables.values()].filter((t) => t.historyTable).map((t) => t.name).sort();
+      const versioned = [...schema.tables.values()]
+        .filter((t) => t.historyTable)
+        .map((t) => t.name)
+        .sort();
       expect(versioned).toEqual(['permissions', 'role_permissions', 'roles', 'users']);
     });
   });
@@ -58,7 +61,9 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       expect(fn!.sql).toContain('SYSUTCDATETIME()');
       expect(fn!.sql).toContain('sp_executesql');
       // previous month (@start) through the month after the third month ahead: 6 boundaries
-      expect(flat(fn!.sql)).toContain('DECLARE @now datetime2(7) = SYSUTCDATETIME(); DECLARE @start date = DATEADD(month, -1, DATEFROMPARTS(YEAR(@now), MONTH(@now), 1));');
+      expect(flat(fn!.sql)).toContain(
+        'DECLARE @now datetime2(7) = SYSUTCDATETIME(); DECLARE @start date = DATEADD(month, -1, DATEFROMPARTS(YEAR(@now), MONTH(@now), 1));',
+      );
       expect(flat(fn!.sql)).toContain('WHILE @i <= 5');
     });
 
@@ -111,7 +116,9 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
 
     it('marks PRIMARY as NEXT USED right before each SPLIT RANGE of the shared function', () => {
-      expect(procedure).toContain('ALTER PARTITION SCHEME ps_events_monthly NEXT USED [PRIMARY]; ALTER PARTITION FUNCTION pf_events_monthly() SPLIT RANGE (@boundary);');
+      expect(procedure).toContain(
+        'ALTER PARTITION SCHEME ps_events_monthly NEXT USED [PRIMARY]; ALTER PARTITION FUNCTION pf_events_monthly() SPLIT RANGE (@boundary);',
+      );
       expect(procedure.match(/SPLIT RANGE/g)).toHaveLength(1);
     });
 
@@ -123,7 +130,9 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
 
     it('serializes maintainers with an application lock and refuses a table that is not an event store', () => {
-      expect(procedure).toContain("EXEC @lock = sys.sp_getapplock @Resource = N'ensure_monthly_partitions', @LockMode = N'Exclusive', @LockOwner = N'Transaction'");
+      expect(procedure).toContain(
+        "EXEC @lock = sys.sp_getapplock @Resource = N'ensure_monthly_partitions', @LockMode = N'Exclusive', @LockOwner = N'Transaction'",
+      );
       expect(procedure).toContain("IF @table NOT IN (N'audit_events', N'security_events') THROW");
     });
   });
@@ -160,7 +169,8 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       expect(code()).not.toMatch(/\b(GETDATE|SYSDATETIME|CURRENT_TIMESTAMP|now)\s*\(/i);
       for (const table of schema.tables.values()) {
         for (const column of table.columns.values()) {
-          if (/_at$|^ultimo_login$|^valid_(from|to)$/.test(column.name)) expect(`${table.name}.${column.name} ${column.definition}`).toMatch(/ datetime2\(7\)/);
+          if (/_at$|^ultimo_login$|^valid_(from|to)$/.test(column.name))
+            expect(`${table.name}.${column.name} ${column.definition}`).toMatch(/ datetime2\(7\)/);
         }
       }
     });
@@ -171,8 +181,14 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
 
     it('checks every JSON column with ISJSON', () => {
-      for (const [table, column] of [['users', 'permission_overrides'], ['audit_events', 'metadata'], ['security_events', 'metadata']] as const) {
-        expect(schema.tables.get(table)!.columns.get(column)!.definition).toMatch(new RegExp(String.raw`^nvarchar\(max\) .*CHECK \(ISJSON\(${column}\) = 1\)$`, 's'));
+      for (const [table, column] of [
+        ['users', 'permission_overrides'],
+        ['audit_events', 'metadata'],
+        ['security_events', 'metadata'],
+      ] as const) {
+        expect(schema.tables.get(table)!.columns.get(column)!.definition).toMatch(
+          new RegExp(String.raw`^nvarchar\(max\) .*CHECK \(ISJSON\(${column}\) = 1\)$`, 's'),
+        );
       }
     });
   });
@@ -184,12 +200,17 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       }
     });
 
-    it.each(['purge_events', 'purge_event_partitions'])('runs %s with the owner’s rights and refuses a cutoff younger than the retention less 31 days', (name) => {
-      const body = flat(stripComments(statements.find((s) => new RegExp(String.raw`PROCEDURE dbo\.${name}\b`).test(s.sql))!.sql));
-      expect(body).toContain('WITH EXECUTE AS OWNER AS BEGIN');
-      expect(body).toContain("IF @cutoff > DATEADD(day, 31, DATEADD(year, CASE @store WHEN N'audit_events' THEN -10 ELSE -5 END, SYSUTCDATETIME())) THROW");
-      expect(body).toContain("IF @store NOT IN (N'audit_events', N'security_events') THROW");
-    });
+    it.each(['purge_events', 'purge_event_partitions'])(
+      'runs %s with the owner’s rights and refuses a cutoff younger than the retention less 31 days',
+      (name) => {
+        const body = flat(stripComments(statements.find((s) => new RegExp(String.raw`PROCEDURE dbo\.${name}\b`).test(s.sql))!.sql));
+        expect(body).toContain('WITH EXECUTE AS OWNER AS BEGIN');
+        expect(body).toContain(
+          "IF @cutoff > DATEADD(day, 31, DATEADD(year, CASE @store WHEN N'audit_events' THEN -10 ELSE -5 END, SYSUTCDATETIME())) THROW",
+        );
+        expect(body).toContain("IF @store NOT IN (N'audit_events', N'security_events') THROW");
+      },
+    );
 
     it('lends dbo.ensure_monthly_partitions ALTER ANY DATASPACE through a certificate signature, without keeping the private key', () => {
       const signing = flat(stripComments(statements.find((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions'))!.sql));

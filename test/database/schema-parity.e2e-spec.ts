@@ -49,7 +49,10 @@ async function livePostgres(d: TestDatabase): Promise<LiveSchema> {
     `SELECT con.conname AS name ${tables("JOIN pg_constraint con ON con.conrelid = t.oid AND con.contype = 'c'")}`,
   );
   return {
-    columns: columns.filter((r) => !PG_ONLY_TABLES.has(r.t) && !PG_ONLY_COLUMNS.has(r.c)).map((r) => `${r.t}.${r.c}`).sort(),
+    columns: columns
+      .filter((r) => !PG_ONLY_TABLES.has(r.t) && !PG_ONLY_COLUMNS.has(r.c))
+      .map((r) => `${r.t}.${r.c}`)
+      .sort(),
     indexes: indexes
       .filter((r) => !PG_ONLY_TABLES.has(r.t) && !r.name.endsWith('_pkey') && !/^ix_\w+_history_end$/.test(r.name))
       .map((r) => ({ name: r.name, table: r.t, unique: r.is_unique, filtered: r.filtered, keys: keysOf(r.def) }))
@@ -67,13 +70,25 @@ function keysOf(indexdef: string): string {
     if (indexdef[close] === '(') depth++;
     else if (indexdef[close] === ')' && --depth === 0) break;
   }
-  return normalizeKeys(indexdef.slice(open + 1, close).replace(/upper\(sys_period\)/g, 'valid_to').replace(/lower\(sys_period\)/g, 'valid_from'));
+  return normalizeKeys(
+    indexdef
+      .slice(open + 1, close)
+      .replace(/upper\(sys_period\)/g, 'valid_to')
+      .replace(/lower\(sys_period\)/g, 'valid_from'),
+  );
 }
 
 function normalizeKeys(keys: string): string {
   return keys
     .split(',')
-    .map((k) => k.trim().replace(/\s+/g, ' ').replace(/ ASC$/i, '').replace(/ DESC$/i, ' DESC').replace(/^\[|\](?= DESC$|$)/g, ''))
+    .map((k) =>
+      k
+        .trim()
+        .replace(/\s+/g, ' ')
+        .replace(/ ASC$/i, '')
+        .replace(/ DESC$/i, ' DESC')
+        .replace(/^\[|\](?= DESC$|$)/g, ''),
+    )
     .join(', ');
 }
 
@@ -91,7 +106,10 @@ async function liveSqlServer(d: TestDatabase): Promise<LiveSchema> {
   );
   const checks: Array<{ name: string }> = await d.query(`SELECT name FROM sys.check_constraints WHERE schema_id = SCHEMA_ID('dbo')`);
   return {
-    columns: columns.filter((r) => !TYPEORM_TABLES.has(r.t)).map((r) => `${r.t}.${r.c}`).sort(),
+    columns: columns
+      .filter((r) => !TYPEORM_TABLES.has(r.t))
+      .map((r) => `${r.t}.${r.c}`)
+      .sort(),
     indexes: indexes
       // the clustered (valid_to, valid_from) index SQL Server creates on each history table
       .filter((r) => !TYPEORM_TABLES.has(r.t) && !(r.history === 1 && r.name === `ix_${r.t}`))
@@ -175,7 +193,15 @@ describe('schema parity of the SQL Server migrations', () => {
            FROM sys.tables t JOIN sys.tables h ON h.object_id = t.history_table_id CROSS JOIN sys.databases db
           WHERE t.temporal_type = 2 AND db.database_id = DB_ID() ORDER BY t.name`,
       );
-      expect(rows).toEqual(['permissions', 'role_permissions', 'roles', 'users'].map((name) => ({ name, history: `${name}_history`, period: 10, unit: 'YEAR', enforced: 1 })));
+      expect(rows).toEqual(
+        ['permissions', 'role_permissions', 'roles', 'users'].map((name) => ({
+          name,
+          history: `${name}_history`,
+          period: 10,
+          unit: 'YEAR',
+          enforced: 1,
+        })),
+      );
     });
 
     it('partitions both stores by one RANGE RIGHT function with boundaries from the previous month through the month after the third ahead', async () => {
@@ -195,7 +221,10 @@ describe('schema parity of the SQL Server migrations', () => {
            JOIN sys.partition_schemes ps ON ps.data_space_id = i.data_space_id
           WHERE t.name IN ('audit_events', 'security_events') ORDER BY t.name`,
       );
-      expect(schemes).toEqual([{ t: 'audit_events', scheme: 'ps_events_monthly' }, { t: 'security_events', scheme: 'ps_events_monthly' }]);
+      expect(schemes).toEqual([
+        { t: 'audit_events', scheme: 'ps_events_monthly' },
+        { t: 'security_events', scheme: 'ps_events_monthly' },
+      ]);
     });
 
     it('splits missing months once through ensure_monthly_partitions, for both stores at once', async () => {
@@ -213,9 +242,9 @@ describe('schema parity of the SQL Server migrations', () => {
       await d.query(`INSERT INTO users (username, password_hash, nombre, apellido, email, role_id) VALUES ('Parity', 'x', 'a', 'b', 'p@x', 1)`);
       await d.query(`INSERT INTO users (username, password_hash, nombre, apellido, email, role_id) VALUES ('parity', 'x', 'a', 'b', 'p@x', 1)`);
       expect(await d.query(`SELECT id FROM users WHERE username = $1`, ['parity'])).toHaveLength(1);
-      await expect(d.query(`INSERT INTO audit_events (actor_user_id, action, target_type, target_id, metadata) VALUES (1, 'a', 'b', 'c', 'not json')`)).rejects.toThrow(
-        /ck_audit_events_metadata_json/,
-      );
+      await expect(
+        d.query(`INSERT INTO audit_events (actor_user_id, action, target_type, target_id, metadata) VALUES (1, 'a', 'b', 'c', 'not json')`),
+      ).rejects.toThrow(/ck_audit_events_metadata_json/);
     });
   }
 });

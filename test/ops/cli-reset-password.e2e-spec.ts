@@ -33,7 +33,7 @@ describe('operator password reset (CLI admin:reset-password)', () => {
     expect(JSON.stringify(event)).not.toContain(temporary);
   });
 
-  it('revokes the user\'s refresh tokens', async () => {
+  it("revokes the user's refresh tokens", async () => {
     const user = await t.createUser('vendedor');
     await resetPasswordAsSystem(t.app, user.username);
     const active = await t.query('SELECT id FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);

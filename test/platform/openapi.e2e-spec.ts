@@ -32,7 +32,8 @@ describe('OpenAPI document', () => {
         const where = `${method.toUpperCase()} ${path}`;
         if (!op.summary) problems.push(`${where}: no summary`);
         if (!Object.keys(op.responses ?? {}).some((s) => s.startsWith('2'))) problems.push(`${where}: no success answer`);
-        const isPublic = path.startsWith('/health') || path.startsWith('/.well-known') || path === '/api/v1/auth/login' || path === '/api/v1/auth/refresh';
+        const isPublic =
+          path.startsWith('/health') || path.startsWith('/.well-known') || path === '/api/v1/auth/login' || path === '/api/v1/auth/refresh';
         if (isPublic) continue;
         if (!op.security?.some((s: object) => 'bearer' in s)) problems.push(`${where}: no bearer security`);
         if (!op.responses?.['401']) problems.push(`${where}: 401 not documented`);

@@ -102,10 +102,14 @@ describe('platform', () => {
 
   it('writes the request correlation id, client IP and user agent into the audit event', async () => {
     const correlationId = '3b241101-e2bb-4255-8caf-4136c566a962';
-    const res = await t.post('/api/v1/admin/medios', { codigo: 'CTX_PROBE', nombre: 'Contexto' }, {
-      token: await t.adminToken(),
-      headers: { 'x-correlation-id': correlationId, 'user-agent': 'platform-test/1.0' },
-    });
+    const res = await t.post(
+      '/api/v1/admin/medios',
+      { codigo: 'CTX_PROBE', nombre: 'Contexto' },
+      {
+        token: await t.adminToken(),
+        headers: { 'x-correlation-id': correlationId, 'user-agent': 'platform-test/1.0' },
+      },
+    );
     expect(res.status).toBe(201);
     const [event] = await t.auditEvents({ action: 'medio.create', targetId: String(res.body.id) });
     expect(event.correlation_id).toBe(correlationId);
@@ -115,8 +119,7 @@ describe('platform', () => {
 
   describe('fail-closed audit', () => {
     it('rolls back the change when the audit insert fails at the database', async () => {
-      await t.query(`CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`);
-      await t.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION fail_audit()`);
+      const restore = await t.makeInsertsFail('audit_events', 'audit store unavailable');
       try {
         const txHost = t.app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
         const audit = t.app.get(AuditService);
@@ -131,8 +134,7 @@ describe('platform', () => {
         ).rejects.toThrow(/audit store unavailable/);
         expect(await t.query(`SELECT 1 FROM roles WHERE codigo = 'fail_closed_probe'`)).toHaveLength(0);
       } finally {
-        await t.query('DROP TRIGGER fail_audit ON audit_events');
-        await t.query('DROP FUNCTION fail_audit()');
+        await restore();
       }
     });
 

@@ -27,7 +27,11 @@ describe('roles and permissions', () => {
   };
   const createUserWithRole = async (rol: string) => {
     const username = `r_${randomBytes(4).toString('hex')}`;
-    const res = await t.post('/api/v1/users', { username, password: 'Clave-segura-1', nombre: 'Rita', apellido: 'Rol', email: `${username}@example.test`, rol }, { token: admin });
+    const res = await t.post(
+      '/api/v1/users',
+      { username, password: 'Clave-segura-1', nombre: 'Rita', apellido: 'Rol', email: `${username}@example.test`, rol },
+      { token: admin },
+    );
     if (res.status !== 201) throw new Error(res.text);
     return res.body as { id: number };
   };
@@ -42,7 +46,12 @@ describe('roles and permissions', () => {
       expect(codes).toEqual([...codes].sort());
       expect(codes).toEqual(expect.arrayContaining(CANONICAL));
       expect(codes).not.toContain(inactive);
-      expect(active.body.find((r: any) => r.codigo === 'admin')).toEqual({ codigo: 'admin', nombre: 'Administrador', descripcion: expect.any(String), activo: true });
+      expect(active.body.find((r: any) => r.codigo === 'admin')).toEqual({
+        codigo: 'admin',
+        nombre: 'Administrador',
+        descripcion: expect.any(String),
+        activo: true,
+      });
       const all = await t.get('/api/v1/roles', { token: admin, query: { incluirInactivos: true } });
       expect(all.body).toContainEqual(expect.objectContaining({ codigo: inactive, activo: false }));
     });
@@ -81,7 +90,14 @@ describe('roles and permissions', () => {
     });
 
     it('checks the {codigo} path against the pattern first (400) and answers 404 for a missing role', async () => {
-      for (const [method, url] of [['GET', '/api/v1/roles/Admin'], ['GET', '/api/v1/roles/Admin/permisos'], ['PUT', '/api/v1/roles/no-valido'], ['DELETE', '/api/v1/roles/1x'], ['POST', '/api/v1/roles/MAL/reactivate'], ['PUT', '/api/v1/roles/MAL/permisos']] as const) {
+      for (const [method, url] of [
+        ['GET', '/api/v1/roles/Admin'],
+        ['GET', '/api/v1/roles/Admin/permisos'],
+        ['PUT', '/api/v1/roles/no-valido'],
+        ['DELETE', '/api/v1/roles/1x'],
+        ['POST', '/api/v1/roles/MAL/reactivate'],
+        ['PUT', '/api/v1/roles/MAL/permisos'],
+      ] as const) {
         const res = await t.request(method, url, { token: admin, body: method === 'PUT' ? {} : undefined });
         expect([method, url, res.status, res.body.code]).toEqual([method, url, 400, 'validacion']);
       }
@@ -98,7 +114,10 @@ describe('roles and permissions', () => {
       expect(res.body).toEqual({ codigo, nombre: 'Renombrado', descripcion: 'Nueva', activo: true });
       const [event] = await t.auditEvents({ action: 'rol.update', targetId: codigo });
       expect(event).toMatchObject({ target_type: 'rol', actor_user_id: adminId });
-      expect(event.metadata).toEqual({ before: { nombre: `Rol ${codigo}`, descripcion: 'Un rol de prueba' }, after: { nombre: 'Renombrado', descripcion: 'Nueva' } });
+      expect(event.metadata).toEqual({
+        before: { nombre: `Rol ${codigo}`, descripcion: 'Un rol de prueba' },
+        after: { nombre: 'Renombrado', descripcion: 'Nueva' },
+      });
     });
 
     it('rejects a codigo in an update body with 400 campo_inmutable', async () => {
@@ -134,7 +153,11 @@ describe('roles and permissions', () => {
       expect((await t.post(`/api/v1/roles/${codigo}/reactivate`, undefined, { token: admin })).status).toBe(200);
       const events = await t.auditEvents({ action: 'rol.reactivate', targetId: codigo });
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ target_type: 'rol', actor_user_id: adminId, metadata: { before: { activo: false }, after: { activo: true } } });
+      expect(events[0]).toMatchObject({
+        target_type: 'rol',
+        actor_user_id: adminId,
+        metadata: { before: { activo: false }, after: { activo: true } },
+      });
       expect((await createUserWithRole(codigo)).id).toBeGreaterThan(0);
     });
   });
@@ -148,8 +171,18 @@ describe('roles and permissions', () => {
 
     it('replaces the set and audits rol.permisos_update with sorted before and after', async () => {
       const codigo = await createRole();
-      await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['catalogo:rubros:gestionar', 'administracion:medios:gestionar'] }, { token: admin });
-      const res = await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['catalogo:tipos_producto:gestionar', 'administracion:usuarios:ver', 'catalogo:rubros:gestionar', 'administracion:usuarios:ver'] }, { token: admin });
+      await t.put(
+        `/api/v1/roles/${codigo}/permisos`,
+        { permisos: ['catalogo:rubros:gestionar', 'administracion:medios:gestionar'] },
+        { token: admin },
+      );
+      const res = await t.put(
+        `/api/v1/roles/${codigo}/permisos`,
+        {
+          permisos: ['catalogo:tipos_producto:gestionar', 'administracion:usuarios:ver', 'catalogo:rubros:gestionar', 'administracion:usuarios:ver'],
+        },
+        { token: admin },
+      );
       expect(res.status).toBe(200);
       const after = ['administracion:usuarios:ver', 'catalogo:rubros:gestionar', 'catalogo:tipos_producto:gestionar'];
       expect(res.body).toEqual({ codigo, permisos: after });
@@ -178,14 +211,21 @@ describe('roles and permissions', () => {
     it('answers the permissions a role had at an instant (asOf), and 404 before the role existed', async () => {
       const early = new Date(Date.now() - 60_000).toISOString();
       const codigo = await createRole();
-      await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['catalogo:rubros:gestionar', 'administracion:medios:gestionar'] }, { token: admin });
+      await t.put(
+        `/api/v1/roles/${codigo}/permisos`,
+        { permisos: ['catalogo:rubros:gestionar', 'administracion:medios:gestionar'] },
+        { token: admin },
+      );
       const before = new Date().toISOString();
       await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['catalogo:productos:gestionar', 'catalogo:rubros:gestionar'] }, { token: admin });
 
       const then = await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin, query: { asOf: before } });
       expect(then.status).toBe(200);
       expect(then.body).toEqual({ codigo, permisos: ['administracion:medios:gestionar', 'catalogo:rubros:gestionar'] });
-      expect((await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin })).body.permisos).toEqual(['catalogo:productos:gestionar', 'catalogo:rubros:gestionar']);
+      expect((await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin })).body.permisos).toEqual([
+        'catalogo:productos:gestionar',
+        'catalogo:rubros:gestionar',
+      ]);
       expectProblem(await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin, query: { asOf: early } }), 404, 'no_encontrado');
     });
 
@@ -198,7 +238,11 @@ describe('roles and permissions', () => {
     it('needs administracion:auditoria:ver for asOf in addition (403 and a permission.denied event)', async () => {
       const manager = await t.createUser('consulta', { overrides: { granted: ['administracion:roles:gestionar'], denied: [] } });
       expect((await t.get('/api/v1/roles/admin/permisos', { token: manager.token })).status).toBe(200);
-      expectProblem(await t.get('/api/v1/roles/admin/permisos', { token: manager.token, query: { asOf: new Date().toISOString() } }), 403, 'permiso_denegado');
+      expectProblem(
+        await t.get('/api/v1/roles/admin/permisos', { token: manager.token, query: { asOf: new Date().toISOString() } }),
+        403,
+        'permiso_denegado',
+      );
       const [event] = (await t.securityEvents('permission.denied')).filter((e) => e.actor_user_id === manager.id);
       expect(event.metadata).toEqual({ permission: 'administracion:auditoria:ver', endpoint: '/api/v1/roles/:codigo/permisos', method: 'GET' });
     });
@@ -208,7 +252,9 @@ describe('roles and permissions', () => {
     it('answers the catalog [{codigo, descripcion}] sorted by codigo', async () => {
       const res = await t.get('/api/v1/permisos', { token: admin });
       expect(res.status).toBe(200);
-      const expected = PERMISSION_CATALOG.map((p) => ({ codigo: p.codigo, descripcion: p.descripcion })).sort((a, b) => (a.codigo < b.codigo ? -1 : 1));
+      const expected = PERMISSION_CATALOG.map((p) => ({ codigo: p.codigo, descripcion: p.descripcion })).sort((a, b) =>
+        a.codigo < b.codigo ? -1 : 1,
+      );
       expect(res.body).toEqual(expected);
     });
   });

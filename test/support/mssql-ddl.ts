@@ -29,7 +29,7 @@ export async function captureMigrations(migrations: ReadonlyArray<new () => Migr
 /** The DDL with `--` and block comments removed (string literals kept intact). */
 export function stripComments(sql: string): string {
   let out = '';
-  for (let i = 0; i < sql.length; ) {
+  for (let i = 0; i < sql.length;) {
     const c = sql[i]!;
     if (c === "'") {
       const end = literalEnd(sql, i);
@@ -253,7 +253,10 @@ function createTable(schema: DeclaredSchema, name: string, body: string, after: 
       else schema.indexes.set(unquote(c[1]!), { name: unquote(c[1]!), table: name, unique: true, filter: null, keys: column.name, storage: null });
     }
   }
-  const versioning = /SYSTEM_VERSIONING\s*=\s*ON\s*\(\s*HISTORY_TABLE\s*=\s*(?:(?:\[?dbo\]?)\.)?(\[[^\]]+\]|\w+)(?:\s*,\s*HISTORY_RETENTION_PERIOD\s*=\s*([^)]+?))?\s*\)/i.exec(after);
+  const versioning =
+    /SYSTEM_VERSIONING\s*=\s*ON\s*\(\s*HISTORY_TABLE\s*=\s*(?:(?:\[?dbo\]?)\.)?(\[[^\]]+\]|\w+)(?:\s*,\s*HISTORY_RETENTION_PERIOD\s*=\s*([^)]+?))?\s*\)/i.exec(
+      after,
+    );
   const storage = /^\s*ON\s+(\w+\s*\(\s*\w+\s*\)|\[[^\]]+\])/i.exec(after);
   return {
     name,

@@ -25,8 +25,12 @@ async function checkSqlServer(dialect: ReturnType<typeof dialectFor>, config: Re
               CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS version,
               HAS_PERMS_BY_NAME(NULL, NULL, 'CREATE ANY DATABASE') AS can_create`,
     );
-    if (!info || info.major < 15) throw new Error(`SQL Server 2019 (15.x) or newer is required; ${redactUrl(serverUrl)} is ${info?.version ?? 'unknown'}`);
-    if (info.can_create !== 1) throw new Error(`the login of ${redactUrl(serverUrl)} cannot CREATE DATABASE (each test file creates and drops its own database): grant dbcreator or use sa`);
+    if (!info || info.major < 15)
+      throw new Error(`SQL Server 2019 (15.x) or newer is required; ${redactUrl(serverUrl)} is ${info?.version ?? 'unknown'}`);
+    if (info.can_create !== 1)
+      throw new Error(
+        `the login of ${redactUrl(serverUrl)} cannot CREATE DATABASE (each test file creates and drops its own database): grant dbcreator or use sa`,
+      );
   } finally {
     await admin.destroy();
   }

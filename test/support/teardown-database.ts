@@ -16,9 +16,10 @@ export default async function globalTeardown(): Promise<void> {
     const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(loadAppConfig(process.env), serverUrl, 'medios-test-teardown')));
     await admin.initialize();
     try {
-      const names: Array<{ name: string }> = dialect.engine === 'postgres'
-        ? await admin.query(`SELECT datname AS name FROM pg_database WHERE datname LIKE $1`, [`${runId}%`])
-        : await admin.query(`SELECT name FROM sys.databases WHERE name LIKE @0`, [`${runId.replace(/[_[%]/g, '[$&]')}%`]);
+      const names: Array<{ name: string }> =
+        dialect.engine === 'postgres'
+          ? await admin.query(`SELECT datname AS name FROM pg_database WHERE datname LIKE $1`, [`${runId}%`])
+          : await admin.query(`SELECT name FROM sys.databases WHERE name LIKE @0`, [`${runId.replace(/[_[%]/g, '[$&]')}%`]);
       for (const { name } of names) await dialect.dropDatabase(admin, name);
     } finally {
       await admin.destroy();

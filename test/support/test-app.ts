@@ -51,7 +51,9 @@ export class TestApp {
     private readonly databaseName: string,
   ) {}
 
-  static async create(options: { env?: Record<string, string>; clock?: Clock; extraModules?: AppModuleOptions['extraModules'] } = {}): Promise<TestApp> {
+  static async create(
+    options: { env?: Record<string, string>; clock?: Clock; extraModules?: AppModuleOptions['extraModules'] } = {},
+  ): Promise<TestApp> {
     const { name, url } = await createTestDatabase(loadAppConfig(process.env));
     const engine = engineOf(url);
     const dialect = dialectFor(engine);
@@ -70,7 +72,11 @@ export class TestApp {
     await dropTestDatabase(this.databaseName, this.config);
   }
 
-  async request<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS', url: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+  async request<T = any>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS',
+    url: string,
+    options: RequestOptions = {},
+  ): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload: string | undefined;
@@ -82,9 +88,20 @@ export class TestApp {
       headers['content-type'] ??= 'application/json';
     }
     const query = options.query
-      ? Object.fromEntries(Object.entries(options.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
+      ? Object.fromEntries(
+          Object.entries(options.query)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        )
       : undefined;
-    const res = await this.app.inject({ method, url, headers, payload, query, ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}) });
+    const res = await this.app.inject({
+      method,
+      url,
+      headers,
+      payload,
+      query,
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    });
     let body: unknown = res.body;
     try {
       body = res.body ? JSON.parse(res.body) : undefined;
@@ -125,7 +142,10 @@ export class TestApp {
    * A user with the given role, inserted straight into the store (no audit event), signed in.
    * For setting up callers; tests of user management go through the API instead.
    */
-  async createUser(rol: string, options: { username?: string; password?: string; activo?: boolean; overrides?: { granted: string[]; denied: string[] } } = {}): Promise<CreatedUser> {
+  async createUser(
+    rol: string,
+    options: { username?: string; password?: string; activo?: boolean; overrides?: { granted: string[]; denied: string[] } } = {},
+  ): Promise<CreatedUser> {
     const username = options.username ?? `u_${rol}_${randomBytes(4).toString('hex')}`;
     const password = options.password ?? `Pw-${randomBytes(8).toString('hex')}`;
     const hash = await bcrypt.hash(password, 4);
@@ -135,7 +155,17 @@ export class TestApp {
     await this.query(
       `INSERT INTO users (username, password_hash, nombre, apellido, email, role_id, activo, must_change_password, permission_overrides)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [username, hash, 'Test', rol, `${username}@example.test`, roles[0].id, true, false, JSON.stringify(options.overrides ?? { granted: [], denied: [] })],
+      [
+        username,
+        hash,
+        'Test',
+        rol,
+        `${username}@example.test`,
+        roles[0].id,
+        true,
+        false,
+        JSON.stringify(options.overrides ?? { granted: [], denied: [] }),
+      ],
     );
     const rows: Array<{ id: number }> = await this.db.query(this.sql('SELECT id FROM users WHERE username = $1'), [username]);
     const tokens = await this.login(username, password);
@@ -170,18 +200,28 @@ export class TestApp {
   async auditEvents(filter: { action?: string; targetType?: string; targetId?: string } = {}): Promise<any[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    for (const [col, v] of [['action', filter.action], ['target_type', filter.targetType], ['target_id', filter.targetId]] as const) {
+    for (const [col, v] of [
+      ['action', filter.action],
+      ['target_type', filter.targetType],
+      ['target_id', filter.targetId],
+    ] as const) {
       if (v !== undefined) {
         params.push(v);
         where.push(`${col} = $${params.length}`);
       }
     }
-    const rows = await this.query(`SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY occurred_at DESC, id DESC`, params);
+    const rows = await this.query(
+      `SELECT * FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY occurred_at DESC, id DESC`,
+      params,
+    );
     return rows.map((r) => ({ ...r, metadata: typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata }));
   }
 
   async securityEvents(action?: string): Promise<any[]> {
-    const rows = await this.query(`SELECT * FROM security_events ${action ? 'WHERE action = $1' : ''} ORDER BY occurred_at DESC, id DESC`, action ? [action] : []);
+    const rows = await this.query(
+      `SELECT * FROM security_events ${action ? 'WHERE action = $1' : ''} ORDER BY occurred_at DESC, id DESC`,
+      action ? [action] : [],
+    );
     return rows.map((r) => ({ ...r, metadata: typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata }));
   }
 }

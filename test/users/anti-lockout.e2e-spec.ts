@@ -77,7 +77,11 @@ describe('anti-lockout', () => {
 
   it('refuses overrides that deny either administration permission to the last administrator', async () => {
     for (const code of [ROLES_MANAGE, USERS_MANAGE]) {
-      expectProblem(await t.put(`/api/v1/users/${adminId}/permisos/overrides`, { granted: [], denied: [code] }, { token: admin }), 409, 'anti_lockout');
+      expectProblem(
+        await t.put(`/api/v1/users/${adminId}/permisos/overrides`, { granted: [], denied: [code] }, { token: admin }),
+        409,
+        'anti_lockout',
+      );
     }
     expect((await t.get(`/api/v1/users/${adminId}/permisos`, { token: admin })).body.denied).toEqual([]);
   });
@@ -118,7 +122,10 @@ describe('anti-lockout', () => {
     // 401 when the winner had already deactivated it; never a second 200.
     const loser = [a, b].find((r) => r.status !== 200);
     expect([a, b].filter((r) => r.status === 200)).toHaveLength(1);
-    expect([[409, 'anti_lockout'], [401, 'no_autenticado']]).toContainEqual([loser?.status, loser?.body.code]);
+    expect([
+      [409, 'anti_lockout'],
+      [401, 'no_autenticado'],
+    ]).toContainEqual([loser?.status, loser?.body.code]);
     const active = await t.query('SELECT id FROM users WHERE id IN ($1, $2) AND activo = $3', [first.id, second.id, true]);
     expect(active).toHaveLength(1);
 

@@ -19,12 +19,24 @@ describe('user passwords', () => {
   /** A user created through the API (mustChangePassword true), signed in. */
   const newUser = async (password = 'Primera-clave-1') => {
     const username = `pw_${randomBytes(4).toString('hex')}`;
-    const res = await t.post('/api/v1/users', { username, password, nombre: 'Pia', apellido: 'Paz', email: `${username}@example.test`, rol: 'consulta' }, { token: admin });
+    const res = await t.post(
+      '/api/v1/users',
+      { username, password, nombre: 'Pia', apellido: 'Paz', email: `${username}@example.test`, rol: 'consulta' },
+      { token: admin },
+    );
     if (res.status !== 201) throw new Error(res.text);
     const session = await t.login(username, password);
-    return { id: res.body.id as number, username, password, token: session.accessToken, refreshToken: session.refreshToken, mustChangePassword: session.body.mustChangePassword as boolean };
+    return {
+      id: res.body.id as number,
+      username,
+      password,
+      token: session.accessToken,
+      refreshToken: session.refreshToken,
+      mustChangePassword: session.body.mustChangePassword as boolean,
+    };
   };
-  const activeTokens = async (userId: number) => (await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [userId])).length;
+  const activeTokens = async (userId: number) =>
+    (await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [userId])).length;
 
   describe('change own password', () => {
     it('answers 204, the old password then fails, the new one signs in with mustChangePassword false', async () => {
@@ -47,20 +59,32 @@ describe('user passwords', () => {
 
     it('needs only a valid token: a cajero without any permission can change its own password', async () => {
       const cajero = await t.createUser('cajero');
-      const res = await t.put('/api/v1/users/me/password', { currentPassword: cajero.password, newPassword: 'Otra-clave-33' }, { token: cajero.token });
+      const res = await t.put(
+        '/api/v1/users/me/password',
+        { currentPassword: cajero.password, newPassword: 'Otra-clave-33' },
+        { token: cajero.token },
+      );
       expect(res.status).toBe(204);
     });
 
     it('rejects a wrong current password with 400 password_actual_incorrecto and changes nothing', async () => {
       const user = await newUser();
-      expectProblem(await t.put('/api/v1/users/me/password', { currentPassword: 'No-es-la-clave-1', newPassword: 'Segunda-clave-2' }, { token: user.token }), 400, 'password_actual_incorrecto');
+      expectProblem(
+        await t.put('/api/v1/users/me/password', { currentPassword: 'No-es-la-clave-1', newPassword: 'Segunda-clave-2' }, { token: user.token }),
+        400,
+        'password_actual_incorrecto',
+      );
       expect((await t.post('/api/v1/auth/login', { username: user.username, password: user.password })).status).toBe(200);
     });
 
     it('rejects a new password the policy refuses with 400 password_debil', async () => {
       const user = await newUser();
       for (const newPassword of ['Corta-1', 'solominusculas', user.username, `${'ñ'.repeat(35)}Ab1` /* 73 bytes */, user.password]) {
-        expectProblem(await t.put('/api/v1/users/me/password', { currentPassword: user.password, newPassword }, { token: user.token }), 400, 'password_debil');
+        expectProblem(
+          await t.put('/api/v1/users/me/password', { currentPassword: user.password, newPassword }, { token: user.token }),
+          400,
+          'password_debil',
+        );
       }
     });
 
@@ -126,7 +150,10 @@ describe('user passwords', () => {
     for (const row of rows) {
       const text = typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata);
       for (const secret of secrets) expect([row.action, text.includes(secret)]).toEqual([row.action, false]);
-      expect([row.action, /\$2[aby]\$|"(password|newPassword|currentPassword|temporaryPassword|passwordHash)"/i.test(text ?? '')]).toEqual([row.action, false]);
+      expect([row.action, /\$2[aby]\$|"(password|newPassword|currentPassword|temporaryPassword|passwordHash)"/i.test(text ?? '')]).toEqual([
+        row.action,
+        false,
+      ]);
     }
   });
 });

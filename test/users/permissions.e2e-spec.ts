@@ -27,23 +27,40 @@ describe('user permissions', () => {
 
   const createViaApi = async (rol: string) => {
     const username = `perm_${randomBytes(4).toString('hex')}`;
-    const res = await t.post('/api/v1/users', { username, password: 'Clave-segura-1', nombre: 'Pat', apellido: 'Ruiz', email: `${username}@example.test`, rol }, { token: admin });
+    const res = await t.post(
+      '/api/v1/users',
+      { username, password: 'Clave-segura-1', nombre: 'Pat', apellido: 'Ruiz', email: `${username}@example.test`, rol },
+      { token: admin },
+    );
     if (res.status !== 201) throw new Error(res.text);
     return res.body as { id: number; username: string };
   };
-  const overrides = (id: number, granted: string[], denied: string[]) => t.put(`/api/v1/users/${id}/permisos/overrides`, { granted, denied }, { token: admin });
+  const overrides = (id: number, granted: string[], denied: string[]) =>
+    t.put(`/api/v1/users/${id}/permisos/overrides`, { granted, denied }, { token: admin });
 
   describe('view and overrides', () => {
     it('shows role permissions, overrides and the effective set, sorted', async () => {
       const user = await createViaApi('supervisor');
       const res = await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ userId: user.id, username: user.username, rol: 'supervisor', rolPermisos: SUPERVISOR, granted: [], denied: [], efectivos: SUPERVISOR });
+      expect(res.body).toEqual({
+        userId: user.id,
+        username: user.username,
+        rol: 'supervisor',
+        rolPermisos: SUPERVISOR,
+        granted: [],
+        denied: [],
+        efectivos: SUPERVISOR,
+      });
     });
 
     it('replaces the overrides, stores one sorted JSON document and answers the new view', async () => {
       const user = await createViaApi('supervisor');
-      const res = await overrides(user.id, ['administracion:fiscal:gestionar', 'administracion:auditoria:ver', 'administracion:fiscal:gestionar'], ['catalogo:rubros:gestionar']);
+      const res = await overrides(
+        user.id,
+        ['administracion:fiscal:gestionar', 'administracion:auditoria:ver', 'administracion:fiscal:gestionar'],
+        ['catalogo:rubros:gestionar'],
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         granted: ['administracion:auditoria:ver', 'administracion:fiscal:gestionar'],
@@ -54,7 +71,10 @@ describe('user permissions', () => {
         [...SUPERVISOR.filter((c) => c !== 'catalogo:rubros:gestionar'), 'administracion:auditoria:ver', 'administracion:fiscal:gestionar'].sort(),
       );
       const [row] = await t.query('SELECT permission_overrides FROM users WHERE id = $1', [user.id]);
-      expect(JSON.parse(row.permission_overrides)).toEqual({ granted: ['administracion:auditoria:ver', 'administracion:fiscal:gestionar'], denied: ['catalogo:rubros:gestionar'] });
+      expect(JSON.parse(row.permission_overrides)).toEqual({
+        granted: ['administracion:auditoria:ver', 'administracion:fiscal:gestionar'],
+        denied: ['catalogo:rubros:gestionar'],
+      });
       expect((await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin })).body).toEqual(res.body);
     });
 
@@ -112,7 +132,9 @@ describe('user permissions', () => {
 
     it('lets a deny win over a grant of the same code stored in the document', async () => {
       // The API refuses a code in both lists; a document written by another tool may still hold one.
-      const user = await t.createUser('cajero', { overrides: { granted: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'], denied: ['administracion:usuarios:ver'] } });
+      const user = await t.createUser('cajero', {
+        overrides: { granted: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'], denied: ['administracion:usuarios:ver'] },
+      });
       const view = await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin });
       expect(view.body.efectivos).toEqual(['catalogo:rubros:gestionar']);
       expectProblem(await t.get('/api/v1/users', { token: user.token }), 403, 'permiso_denegado');
@@ -136,7 +158,11 @@ describe('user permissions', () => {
       const user = await createViaApi('cajero');
       await overrides(user.id, ['catalogo:rubros:gestionar'], []);
       const before = new Date().toISOString();
-      const changed = await t.put(`/api/v1/users/${user.id}`, { nombre: 'Nuevo', apellido: 'Ruiz', email: 'nuevo@example.test', rol: 'supervisor' }, { token: admin });
+      const changed = await t.put(
+        `/api/v1/users/${user.id}`,
+        { nombre: 'Nuevo', apellido: 'Ruiz', email: 'nuevo@example.test', rol: 'supervisor' },
+        { token: admin },
+      );
       expect(changed.status).toBe(200);
       await overrides(user.id, [], []);
 
@@ -158,7 +184,11 @@ describe('user permissions', () => {
         denied: [],
         efectivos: ['catalogo:rubros:gestionar'],
       });
-      expect((await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin })).body).toMatchObject({ rol: 'supervisor', granted: [], efectivos: SUPERVISOR });
+      expect((await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin })).body).toMatchObject({
+        rol: 'supervisor',
+        granted: [],
+        efectivos: SUPERVISOR,
+      });
     });
 
     it('answers 404 for an instant before the user existed', async () => {
@@ -184,7 +214,10 @@ describe('user permissions', () => {
       expectProblem(await t.get(`/api/v1/users/${supervisor.id}/permisos`, { token: supervisor.token, query: { asOf } }), 403, 'permiso_denegado');
       const events = (await t.securityEvents('permission.denied')).filter((e) => e.actor_user_id === supervisor.id);
       expect(events).toHaveLength(2);
-      expect(events[0]).toMatchObject({ result: 'failure', metadata: { permission: 'administracion:auditoria:ver', endpoint: '/api/v1/users/:id/permisos', method: 'GET' } });
+      expect(events[0]).toMatchObject({
+        result: 'failure',
+        metadata: { permission: 'administracion:auditoria:ver', endpoint: '/api/v1/users/:id/permisos', method: 'GET' },
+      });
     });
 
     it('lets an auditor (usuarios:ver and auditoria:ver) read the past', async () => {

@@ -21,7 +21,15 @@ describe('users', () => {
   const unique = (prefix: string) => `${prefix}_${randomBytes(4).toString('hex')}`;
   const body = (overrides: Record<string, unknown> = {}) => {
     const username = unique('user');
-    return { username, password: 'Clave-segura-1', nombre: 'Ana', apellido: 'García', email: `${username}@example.test`, rol: 'consulta', ...overrides };
+    return {
+      username,
+      password: 'Clave-segura-1',
+      nombre: 'Ana',
+      apellido: 'García',
+      email: `${username}@example.test`,
+      rol: 'consulta',
+      ...overrides,
+    };
   };
   const create = async (overrides: Record<string, unknown> = {}): Promise<HttpResult> => {
     const res = await t.post('/api/v1/users', body(overrides), { token: admin });
@@ -35,7 +43,16 @@ describe('users', () => {
       const res = await t.post('/api/v1/users', input, { token: admin });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(USER_FIELDS);
-      expect(res.body).toMatchObject({ username: input.username, nombre: 'Ana', apellido: 'García', email: input.email, rol: 'cajero', activo: true, mustChangePassword: true, ultimoLogin: null });
+      expect(res.body).toMatchObject({
+        username: input.username,
+        nombre: 'Ana',
+        apellido: 'García',
+        email: input.email,
+        rol: 'cajero',
+        activo: true,
+        mustChangePassword: true,
+        ultimoLogin: null,
+      });
       expect(res.headers.location).toBe(`/api/v1/users/${res.body.id}`);
       expect((await t.get(res.headers.location as string, { token: admin })).body).toEqual(res.body);
     });
@@ -153,9 +170,20 @@ describe('users', () => {
     it('replaces the editable fields and audits usuario.update with before and after', async () => {
       const created = await create({ rol: 'cajero' });
       const id = created.body.id;
-      const res = await t.put(`/api/v1/users/${id}`, { nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' }, { token: admin });
+      const res = await t.put(
+        `/api/v1/users/${id}`,
+        { nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' },
+        { token: admin },
+      );
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id, username: created.body.username, nombre: 'Beatriz', apellido: 'López', email: 'beatriz@example.test', rol: 'supervisor' });
+      expect(res.body).toMatchObject({
+        id,
+        username: created.body.username,
+        nombre: 'Beatriz',
+        apellido: 'López',
+        email: 'beatriz@example.test',
+        rol: 'supervisor',
+      });
       const [event] = await t.auditEvents({ action: 'usuario.update', targetId: String(id) });
       expect(event).toMatchObject({ target_type: 'usuario', actor_user_id: adminId });
       expect(event.metadata).toEqual({
@@ -168,7 +196,11 @@ describe('users', () => {
       const user = await t.createUser('cajero');
       const bystander = await t.createUser('cajero');
       expect(await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id])).toHaveLength(1);
-      const res = await t.put(`/api/v1/users/${user.id}`, { nombre: 'Otro', apellido: 'Nombre', email: 'otro@example.test', rol: 'cajero' }, { token: admin });
+      const res = await t.put(
+        `/api/v1/users/${user.id}`,
+        { nombre: 'Otro', apellido: 'Nombre', email: 'otro@example.test', rol: 'cajero' },
+        { token: admin },
+      );
       expect(res.status).toBe(200);
       const active = await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id]);
       expect(active).toHaveLength(0);
@@ -179,7 +211,11 @@ describe('users', () => {
 
     it('rejects a username in the body with 400 campo_inmutable', async () => {
       const created = await create();
-      const res = await t.put(`/api/v1/users/${created.body.id}`, { nombre: 'X', apellido: 'Y', email: 'x@example.test', rol: 'consulta', username: created.body.username }, { token: admin });
+      const res = await t.put(
+        `/api/v1/users/${created.body.id}`,
+        { nombre: 'X', apellido: 'Y', email: 'x@example.test', rol: 'consulta', username: created.body.username },
+        { token: admin },
+      );
       expectProblem(res, 400, 'campo_inmutable');
     });
 
@@ -201,7 +237,11 @@ describe('users', () => {
       expect(await t.query('SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [user.id])).toHaveLength(0);
       expectProblem(await t.get('/api/v1/users', { token: user.token }), 401, 'no_autenticado');
       const [event] = await t.auditEvents({ action: 'usuario.deactivate', targetId: String(user.id) });
-      expect(event).toMatchObject({ target_type: 'usuario', actor_user_id: adminId, metadata: { before: { activo: true }, after: { activo: false } } });
+      expect(event).toMatchObject({
+        target_type: 'usuario',
+        actor_user_id: adminId,
+        metadata: { before: { activo: true }, after: { activo: false } },
+      });
     });
 
     it('treats a repeated deactivate as a 200 no-op without an audit event', async () => {
@@ -222,7 +262,11 @@ describe('users', () => {
       expect((await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
       const events = await t.auditEvents({ action: 'usuario.reactivate', targetId: String(created.body.id) });
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ target_type: 'usuario', actor_user_id: adminId, metadata: { before: { activo: false }, after: { activo: true } } });
+      expect(events[0]).toMatchObject({
+        target_type: 'usuario',
+        actor_user_id: adminId,
+        metadata: { before: { activo: false }, after: { activo: true } },
+      });
     });
   });
 
@@ -240,7 +284,10 @@ describe('users', () => {
     ];
 
     it('answers 401 without a token on every users route', async () => {
-      for (const [method, url, payload] of [...routes(adminId), ['PUT', '/api/v1/users/me/password', { currentPassword: 'x', newPassword: 'y' }] as [string, string, unknown]]) {
+      for (const [method, url, payload] of [
+        ...routes(adminId),
+        ['PUT', '/api/v1/users/me/password', { currentPassword: 'x', newPassword: 'y' }] as [string, string, unknown],
+      ]) {
         const res = await t.request(method as 'GET', url, { body: payload });
         expect([method, url, res.status]).toEqual([method, url, 401]);
       }

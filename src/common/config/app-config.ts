@@ -1,20 +1,8 @@
 import { Transform, plainToInstance } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidationError,
-  validateSync,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidationError, validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value);
 const toBool = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
   const v = value.trim().toLowerCase();
@@ -22,8 +10,7 @@ const toBool = ({ value }: { value: unknown }) => {
   if (['false', '0', 'no', 'off'].includes(v)) return false;
   return value;
 };
-const emptyToUndefined = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const emptyToUndefined = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /**
  * Every environment variable the service reads (API.md "Runtime configuration" plus the
@@ -31,25 +18,37 @@ const emptyToUndefined = ({ value }: { value: unknown }) =>
  * that names the variable and its expected form.
  */
 export class EnvironmentVariables {
-  @IsOptional() @IsIn(['development', 'production', 'test'], { message: 'NODE_ENV must be one of development, production, test' })
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'], { message: 'NODE_ENV must be one of development, production, test' })
   NODE_ENV?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'PORT must be an integer from 0 to 65535' }) @Min(0, { message: 'PORT must be an integer from 0 to 65535' }) @Max(65535, { message: 'PORT must be an integer from 0 to 65535' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer from 0 to 65535' })
+  @Min(0, { message: 'PORT must be an integer from 0 to 65535' })
+  @Max(65535, { message: 'PORT must be an integer from 0 to 65535' })
   PORT?: number;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @Transform(emptyToUndefined)
+  @IsOptional()
+  @Transform(emptyToUndefined)
   @Matches(/^(postgres|postgresql|mssql|sqlserver):\/\/.+/, {
     message: 'DATABASE_URL must be a postgres://user:pass@host:port/db or mssql://user:pass@host:port/db URL (sqlserver:// too)',
   })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   DATA_DIR?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   ADMIN_PASSWORD?: string;
 
   @IsOptional() @Transform(emptyToUndefined) @IsString() JWT_PRIVATE_KEY?: string;
@@ -59,61 +58,124 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(emptyToUndefined) @IsString() JWT_ISSUER?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() JWT_AUDIENCE?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' }) @Min(30, { message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' }) @Max(86400, { message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' })
+  @Min(30, { message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' })
+  @Max(86400, { message: 'JWT_ACCESS_TTL_SECONDS must be an integer number of seconds from 30 to 86400' })
   JWT_ACCESS_TTL_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' }) @Min(1, { message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' }) @Max(365, { message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' })
+  @Min(1, { message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' })
+  @Max(365, { message: 'REFRESH_TOKEN_DAYS must be an integer number of days from 1 to 365' })
   REFRESH_TOKEN_DAYS?: number;
 
-  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_\-, ]*$/, { message: 'AUDIT_SANITIZE_KEYS must be a comma-separated list of key names' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_\-, ]*$/, { message: 'AUDIT_SANITIZE_KEYS must be a comma-separated list of key names' })
   AUDIT_SANITIZE_KEYS?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' }) @Min(1, { message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' }) @Max(50, { message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' })
+  @Min(1, { message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' })
+  @Max(50, { message: 'RUBROS_MAX_DEPTH must be an integer from 1 to 50' })
   RUBROS_MAX_DEPTH?: number;
 
-  @IsOptional() @Transform(toBool) @IsBoolean({ message: 'JOBS_ENABLED must be true or false' })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'JOBS_ENABLED must be true or false' })
   JOBS_ENABLED?: boolean;
 
-  @IsOptional() @Transform(toBool) @IsBoolean({ message: 'MIGRATIONS_RUN must be true or false' })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'MIGRATIONS_RUN must be true or false' })
   MIGRATIONS_RUN?: boolean;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' }) @Min(1, { message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' }) @Max(10000, { message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' })
+  @Min(1, { message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' })
+  @Max(10000, { message: 'LOGIN_MAX_FAILURES_PER_USER must be an integer from 1 to 10000' })
   LOGIN_MAX_FAILURES_PER_USER?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' }) @Min(1, { message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' }) @Max(100000, { message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' })
+  @Min(1, { message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' })
+  @Max(100000, { message: 'LOGIN_MAX_FAILURES_PER_IP must be an integer from 1 to 100000' })
   LOGIN_MAX_FAILURES_PER_IP?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' }) @Min(1, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' }) @Max(86400, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
+  @Min(1, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
+  @Max(86400, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
   LOGIN_WINDOW_SECONDS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' }) @Min(4, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' }) @Max(15, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
+  @Min(4, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
+  @Max(15, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
   BCRYPT_ROUNDS?: number;
 
-  @IsOptional() @IsString() @Matches(/^[^\s,]*(\s*,\s*[^\s,]+)*\s*$/, { message: 'CORS_ORIGINS must be a comma-separated list of origins, e.g. https://admin.example.com' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^\s,]*(\s*,\s*[^\s,]+)*\s*$/, { message: 'CORS_ORIGINS must be a comma-separated list of origins, e.g. https://admin.example.com' })
   CORS_ORIGINS?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
   TRUST_PROXY?: string;
 
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent' })
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+  })
   LOG_LEVEL?: string;
 
-  @IsOptional() @Transform(toBool) @IsBoolean({ message: 'LOG_PRETTY must be true or false' })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'LOG_PRETTY must be true or false' })
   LOG_PRETTY?: boolean;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' }) @Min(1, { message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' }) @Max(8760, { message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' })
+  @Min(1, { message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' })
+  @Max(8760, { message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' })
   AUDIT_FRESHNESS_HOURS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'DB_POOL_SIZE must be an integer from 1 to 200' }) @Min(1, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' }) @Max(200, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
+  @Min(1, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
+  @Max(200, { message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
   DB_POOL_SIZE?: number;
 
-  @IsOptional() @IsString() @Matches(/^([a-z_][a-z0-9_]{0,62})?$/, { message: 'DATABASE_APP_ROLE must be a plain lower-case role name (e.g. medios_app), or empty to connect without switching role' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^([a-z_][a-z0-9_]{0,62})?$/, {
+    message: 'DATABASE_APP_ROLE must be a plain lower-case role name (e.g. medios_app), or empty to connect without switching role',
+  })
   DATABASE_APP_ROLE?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' }) @Min(100, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' }) @Max(600000, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' })
+  @Min(100, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' })
+  @Max(600000, { message: 'DB_STATEMENT_TIMEOUT_MS must be an integer number of milliseconds from 100 to 600000' })
   DB_STATEMENT_TIMEOUT_MS?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' }) @Min(0, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' }) @Max(120000, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
+  @Min(0, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
+  @Max(120000, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
   SHUTDOWN_TIMEOUT_MS?: number;
 }
 
@@ -190,7 +252,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const publicKeyPem = vars.JWT_PUBLIC_KEY ?? readOptionalFile(vars.JWT_PUBLIC_KEY_FILE, 'JWT_PUBLIC_KEY_FILE', problems);
 
   if (nodeEnv === 'production') {
-    if (!vars.DATABASE_URL) problems.push('DATABASE_URL is required when NODE_ENV=production (postgres://… or mssql://…); the embedded database is for development only');
+    if (!vars.DATABASE_URL)
+      problems.push('DATABASE_URL is required when NODE_ENV=production (postgres://… or mssql://…); the embedded database is for development only');
     if (!privateKeyPem || !publicKeyPem)
       problems.push('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (PEM, or JWT_PRIVATE_KEY_FILE / JWT_PUBLIC_KEY_FILE) are required when NODE_ENV=production');
   }

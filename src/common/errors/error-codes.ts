@@ -43,16 +43,27 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** Default code for a bare HTTP status (framework errors, HttpExceptions thrown by libraries). */
 export function codeForStatus(status: number): ErrorCode {
   switch (status) {
-    case 400: return 'validacion';
-    case 401: return 'no_autenticado';
-    case 403: return 'permiso_denegado';
-    case 404: return 'no_encontrado';
-    case 405: return 'metodo_no_permitido';
-    case 409: return 'conflicto';
-    case 413: return 'payload_demasiado_grande';
-    case 415: return 'tipo_de_contenido_no_soportado';
-    case 429: return 'demasiados_intentos';
-    case 503: return 'servicio_no_disponible';
-    default: return status >= 500 ? 'error_interno' : 'validacion';
+    case 400:
+      return 'validacion';
+    case 401:
+      return 'no_autenticado';
+    case 403:
+      return 'permiso_denegado';
+    case 404:
+      return 'no_encontrado';
+    case 405:
+      return 'metodo_no_permitido';
+    case 409:
+      return 'conflicto';
+    case 413:
+      return 'payload_demasiado_grande';
+    case 415:
+      return 'tipo_de_contenido_no_soportado';
+    case 429:
+      return 'demasiados_intentos';
+    case 503:
+      return 'servicio_no_disponible';
+    default:
+      return status >= 500 ? 'error_interno' : 'validacion';
   }
 }

@@ -42,7 +42,8 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
   if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
     // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
     const body = err.getResponse();
-    if (body && typeof body === 'object') return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
+    if (body && typeof body === 'object')
+      return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
@@ -94,9 +95,10 @@ function classify(err: unknown, options: RenderOptions): Classified {
   if (err instanceof HttpException) {
     const status = err.getStatus();
     const response = err.getResponse();
-    const code = typeof response === 'object' && response && typeof (response as { code?: unknown }).code === 'string'
-      ? (response as { code: string }).code
-      : codeForStatus(status);
+    const code =
+      typeof response === 'object' && response && typeof (response as { code?: unknown }).code === 'string'
+        ? (response as { code: string }).code
+        : codeForStatus(status);
     return { status, code, detail: describeHttp(status, err), headers: {} };
   }
   const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
@@ -120,10 +122,14 @@ function isUnavailable(err: unknown, options: RenderOptions): boolean {
 
 function describeHttp(status: number, err: HttpException): string {
   switch (status) {
-    case 401: return 'Se requiere un token de acceso válido';
-    case 403: return 'No tiene permiso para esta operación';
-    case 404: return 'El recurso no existe';
-    default: return status >= 500 ? 'Error interno del servidor' : safeMessage(err.message, status);
+    case 401:
+      return 'Se requiere un token de acceso válido';
+    case 403:
+      return 'No tiene permiso para esta operación';
+    case 404:
+      return 'El recurso no existe';
+    default:
+      return status >= 500 ? 'Error interno del servidor' : safeMessage(err.message, status);
   }
 }
 

@@ -54,7 +54,10 @@ function problemExample(status: number, description: string): Record<string, unk
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
     status,
-    detail: description.replace(/`/g, '').replace(/\s*\(.*\)\.?$/, '').replace(/\.$/, ''),
+    detail: description
+      .replace(/`/g, '')
+      .replace(/\s*\(.*\)\.?$/, '')
+      .replace(/\.$/, ''),
     instance: '/api/v1/…',
     code,
     correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',

@@ -7,7 +7,6 @@ import { Transform } from 'class-transformer';
 export const ToInt = () =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
 
-export const ToBoolean = () =>
-  Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
+export const ToBoolean = () => Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
 
 export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));

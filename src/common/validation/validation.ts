@@ -34,27 +34,44 @@ class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    // class-transformer recurses once per level: a body nested thousands deep would overflow the
-    // stack (a 500). No body of this API nests beyond a few levels.
-    if (metadata.type === 'body' && nestedDeeperThan(value, MAX_BODY_DEPTH)) {
-      throw new ValidationFailedError([{ field: 'body', message: `el cuerpo anida más de ${MAX_BODY_DEPTH} niveles` }]);
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const problem = unacceptableInput(value, MAX_INPUT_DEPTH);
+      if (problem) throw new ValidationFailedError([problem]);
     }
     return super.transform(value, metadata);
   }
 }
 
-const MAX_BODY_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
+const NUL = '\u0000';
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Whether a parsed JSON value nests objects/arrays deeper than `max` (iterative: no recursion). */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+/**
+ * Input no rule of this API accepts and that would otherwise fail deep below the validation, as a
+ * 500: nesting deeper than `maxDepth` (class-transformer recurses once per level and overflows the
+ * stack), a NUL character (PostgreSQL text cannot hold one) or a lone UTF-16 surrogate (not
+ * encodable as UTF-8 JSON: jsonb refuses it, validator's isEmail throws on it). Iterative, so any
+ * input is walked safely. Returns the first offending field, or undefined.
+ */
+export function unacceptableInput(value: unknown, maxDepth: number): FieldError | undefined {
+  const stack: Array<[unknown, string, number]> = [[value, '', 0]];
   while (stack.length) {
-    const [v, depth] = stack.pop()!;
+    const [v, path, depth] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes(NUL) || LONE_SURROGATE.test(v)) {
+        return { field: path || 'body', message: `${path || 'el valor'} contiene caracteres no admitidos (NUL o UTF-16 inválido)` };
+      }
+      continue;
+    }
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(v as Record<string, unknown>)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (depth >= maxDepth) return { field: path || 'body', message: `la entrada anida más de ${maxDepth} niveles` };
+    for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
+      const childPath = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (key.includes(NUL) || LONE_SURROGATE.test(key)) return { field: 'body', message: 'un nombre de propiedad contiene caracteres no admitidos' };
+      stack.push([child, childPath, depth + 1]);
+    }
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -72,7 +89,10 @@ export function createValidationPipe(): ValidationPipe {
     stopAtFirstError: false,
     exceptionFactory: (errors: ValidationError[]) => {
       const immutable = hasImmutableViolation(errors);
-      if (immutable) return new DomainError(IMMUTABLE, `El campo ${immutable} no se puede modificar`, [{ field: immutable, message: `${immutable} es inmutable` }]);
+      if (immutable)
+        return new DomainError(IMMUTABLE, `El campo ${immutable} no se puede modificar`, [
+          { field: immutable, message: `${immutable} es inmutable` },
+        ]);
       return new ValidationFailedError(toFieldErrors(errors));
     },
   });

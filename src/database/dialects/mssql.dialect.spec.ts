@@ -76,9 +76,25 @@ WHERE e.actor_user_id = @0
   AND e.occurred_at <= @5
   AND (e.occurred_at < @5 OR (e.occurred_at = @5 AND e.id < @6))
 ORDER BY e.occurred_at DESC, e.id DESC`);
-      expect(parameters.map(typeOf)).toEqual([['int'], ['nvarchar', 64], ['nvarchar', 128], ['datetime2', 7], ['datetime2', 7], ['datetime2', 7], ['bigint'], ['int']]);
+      expect(parameters.map(typeOf)).toEqual([
+        ['int'],
+        ['nvarchar', 64],
+        ['nvarchar', 128],
+        ['datetime2', 7],
+        ['datetime2', 7],
+        ['datetime2', 7],
+        ['bigint'],
+        ['int'],
+      ]);
       expect((parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
-        7, 'usuario', '42', '2025-01-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z', '2025-03-01T12:00:00.123Z', '1234', 51,
+        7,
+        'usuario',
+        '42',
+        '2025-01-01T00:00:00.000Z',
+        '2025-03-31T23:59:59.999Z',
+        '2025-03-01T12:00:00.123Z',
+        '1234',
+        51,
       ]);
     });
 
@@ -122,10 +138,12 @@ SELECT @result AS result;`);
 
   describe('catalog checks', () => {
     it('reads system versioning from sys.tables temporal_type and history_table_id', async () => {
-      const { db, calls } = fakeDb([[
-        { table_name: 'users', enabled: 1, history_table: 'users_history', history_exists: 1 },
-        { table_name: 'roles', enabled: 0, history_table: null, history_exists: 0 },
-      ]]);
+      const { db, calls } = fakeDb([
+        [
+          { table_name: 'users', enabled: 1, history_table: 'users_history', history_exists: 1 },
+          { table_name: 'roles', enabled: 0, history_table: null, history_exists: 0 },
+        ],
+      ]);
       expect(await dialect.versioningState(db, ['users', 'roles'])).toEqual([
         { table: 'users', enabled: true, historyTable: 'users_history', historyTableExists: true },
         { table: 'roles', enabled: false, historyTable: null, historyTableExists: false },
@@ -133,14 +151,19 @@ SELECT @result AS result;`);
       expect(calls[0]!.sql).toContain('CASE WHEN t.temporal_type = 2 THEN 1 ELSE 0 END AS enabled');
       expect(calls[0]!.sql).toContain('FROM (VALUES (1, @0), (2, @1)) AS n(ord, name)');
       expect(calls[0]!.sql).toContain('LEFT JOIN sys.tables h ON h.object_id = t.history_table_id');
-      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['nvarchar', 128]]);
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([
+        ['nvarchar', 128],
+        ['nvarchar', 128],
+      ]);
     });
 
     it('reads the history retention period and unit, and whether the database enforces it', async () => {
-      const { db, calls } = fakeDb([[
-        { table_name: 'users', retention: '10 YEAR', years: 10, enforced: 1 },
-        { table_name: 'roles', retention: '6 MONTH', years: null, enforced: 0 },
-      ]]);
+      const { db, calls } = fakeDb([
+        [
+          { table_name: 'users', retention: '10 YEAR', years: 10, enforced: 1 },
+          { table_name: 'roles', retention: '6 MONTH', years: null, enforced: 0 },
+        ],
+      ]);
       expect(await dialect.historyRetention(db, ['users', 'roles'])).toEqual([
         { table: 'users', retention: '10 YEAR', years: 10, enforced: true },
         { table: 'roles', retention: '6 MONTH', years: null, enforced: false },
@@ -172,21 +195,31 @@ SELECT @result AS result;`);
       // pinned by test/database/mssql-migrations.spec.ts), the one implementation the migration,
       // the job and an operator share.
       const { db, calls } = fakeDb([[{ created: 2 }]]);
-      expect(await dialect.ensureMonthlyPartitions(db, 'security_events', new Date('2025-03-15T10:00:00Z'), new Date('2025-06-30T00:00:00Z'))).toBe(2);
+      expect(await dialect.ensureMonthlyPartitions(db, 'security_events', new Date('2025-03-15T10:00:00Z'), new Date('2025-06-30T00:00:00Z'))).toBe(
+        2,
+      );
       const { sql, parameters } = calls[0]!;
       expect(sql).toBe('EXEC dbo.ensure_monthly_partitions @0, @1, @2');
       expect(parameters.map(typeOf)).toEqual([['nvarchar', 128], ['date'], ['date']]);
       expect((parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
-        'security_events', '2025-03-01T00:00:00.000Z', '2025-06-01T00:00:00.000Z',
+        'security_events',
+        '2025-03-01T00:00:00.000Z',
+        '2025-06-01T00:00:00.000Z',
       ]);
     });
 
     it('empties the expired partitions through dbo.purge_event_partitions (owner rights; TRUNCATE … WITH (PARTITIONS …))', async () => {
       // the procedure's T-SQL is pinned by test/database/mssql-migrations.spec.ts
       const { db, calls } = fakeDb([[{ truncated: '1,2' }]]);
-      expect(await dialect.dropPartitionsOlderThan(db, 'audit_events', new Date('2015-03-15T00:00:00Z'))).toEqual(['audit_events partition 1', 'audit_events partition 2']);
+      expect(await dialect.dropPartitionsOlderThan(db, 'audit_events', new Date('2015-03-15T00:00:00Z'))).toEqual([
+        'audit_events partition 1',
+        'audit_events partition 2',
+      ]);
       expect(calls[0]!.sql).toBe('EXEC dbo.purge_event_partitions @0, @1');
-      expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['datetime2', 7]]);
+      expect(calls[0]!.parameters.map(typeOf)).toEqual([
+        ['nvarchar', 128],
+        ['datetime2', 7],
+      ]);
       expect((calls[0]!.parameters[0] as MssqlParameter).value).toBe('audit_events');
     });
 
@@ -196,7 +229,9 @@ SELECT @result AS result;`);
       expect(calls[0]!.sql).toBe('EXEC dbo.purge_events @0, @1, @2');
       expect(calls[0]!.parameters.map(typeOf)).toEqual([['nvarchar', 128], ['datetime2', 7], ['int']]);
       expect((calls[0]!.parameters as MssqlParameter[]).map((p) => (p.value instanceof Date ? p.value.toISOString() : p.value))).toEqual([
-        'security_events', '2020-01-01T00:00:00.000Z', 5000,
+        'security_events',
+        '2020-01-01T00:00:00.000Z',
+        5000,
       ]);
     });
 

@@ -94,10 +94,23 @@ export class MssqlDialect implements SqlDialect {
     const name = e?.driverError?.name ?? e?.name;
     // ETIMEOUT of a RequestError is a statement that ran too long (requestTimeout), not an outage
     if (code === 'ETIMEOUT') return name !== 'RequestError';
-    return code === 'ESOCKET' || code === 'ECONNCLOSED' || code === 'ECONNRESET' || code === 'ENOTOPEN' || code === 'ELOGIN' || code === 'EINSTLOOKUP' || code === 'ECONNREFUSED';
+    return (
+      code === 'ESOCKET' ||
+      code === 'ECONNCLOSED' ||
+      code === 'ECONNRESET' ||
+      code === 'ENOTOPEN' ||
+      code === 'ELOGIN' ||
+      code === 'EINSTLOOKUP' ||
+      code === 'ECONNREFUSED'
+    );
   }
 
-  async ensureMonthlyPartitions(db: EntityManager | DataSource, table: 'audit_events' | 'security_events', firstMonth: Date, lastMonth: Date): Promise<number> {
+  async ensureMonthlyPartitions(
+    db: EntityManager | DataSource,
+    table: 'audit_events' | 'security_events',
+    firstMonth: Date,
+    lastMonth: Date,
+  ): Promise<number> {
     // dbo.ensure_monthly_partitions (migrations/mssql/1763712000000-platform.ts) gives each month
     // of [first, last] its own partition: it SPLITs the missing month-start boundaries of first …
     // last + 1 month, with ALTER PARTITION SCHEME … NEXT USED before each SPLIT RANGE, under an
@@ -189,7 +202,12 @@ ORDER BY e.occurred_at DESC, e.id DESC`;
         ORDER BY n.ord`,
       parameters,
     );
-    return rows.map((r) => ({ table: r.table_name, enabled: Number(r.enabled) === 1, historyTable: r.history_table, historyTableExists: Number(r.history_exists) === 1 }));
+    return rows.map((r) => ({
+      table: r.table_name,
+      enabled: Number(r.enabled) === 1,
+      historyTable: r.history_table,
+      historyTableExists: Number(r.history_exists) === 1,
+    }));
   }
 
   async historyRetention(db: Queryable, tables: readonly string[]): Promise<RetentionState[]> {
@@ -213,7 +231,12 @@ ORDER BY e.occurred_at DESC, e.id DESC`;
         ORDER BY n.ord`,
       parameters,
     );
-    return rows.map((r) => ({ table: r.table_name, retention: r.retention, years: r.years === null ? null : Number(r.years), enforced: Number(r.enforced) === 1 }));
+    return rows.map((r) => ({
+      table: r.table_name,
+      retention: r.retention,
+      years: r.years === null ? null : Number(r.years),
+      enforced: Number(r.enforced) === 1,
+    }));
   }
 
   async partitionRanges(db: Queryable, table: EventStore): Promise<PartitionRange[]> {
@@ -336,4 +359,3 @@ export function datetime2(instant: string): MssqlParameter {
   date.nanosecondDelta = Number(instant.slice(23, 27)) / 1e7;
   return new MssqlParameter(date, 'datetime2', 7);
 }
-

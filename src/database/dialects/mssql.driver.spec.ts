@@ -25,7 +25,13 @@ function recorder(answer: () => unknown = () => [{}]): { db: EntityManager & Dat
   return { db: db as unknown as EntityManager & DataSource, calls };
 }
 
-const settings = (url: string): ConnectionSettings => ({ url, poolSize: 7, statementTimeoutMs: 15_000, connectTimeoutMs: 5000, applicationName: 'spec' });
+const settings = (url: string): ConnectionSettings => ({
+  url,
+  poolSize: 7,
+  statementTimeoutMs: 15_000,
+  connectTimeoutMs: 5000,
+  applicationName: 'spec',
+});
 const options = (url: string) => new MssqlDialect().dataSourceOptions(settings(url)) as unknown as Record<string, any>;
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 const dialect = new MssqlDialect();
@@ -34,7 +40,15 @@ describe('MssqlDialect connection and typing', () => {
   describe('connection options', () => {
     it('reads host, port, credentials and database from an mssql:// URL, with UTC dates and lower-case GUIDs', () => {
       const o = options('mssql://sa:P%40ss@db.example:14330/medios?encrypt=false');
-      expect(o).toMatchObject({ type: 'mssql', host: 'db.example', port: 14330, username: 'sa', password: 'P@ss', database: 'medios', requestTimeout: 15_000 });
+      expect(o).toMatchObject({
+        type: 'mssql',
+        host: 'db.example',
+        port: 14330,
+        username: 'sa',
+        password: 'P@ss',
+        database: 'medios',
+        requestTimeout: 15_000,
+      });
       expect(o.options).toMatchObject({ useUTC: true, lowerCaseGuids: true, encrypt: false, appName: 'spec' });
       expect(o.pool).toMatchObject({ max: 7 });
     });
@@ -94,7 +108,11 @@ describe('MssqlDialect connection and typing', () => {
       const at = new Date('2026-01-02T03:04:05.678Z');
       await dialect.selectAsOf(db, 'roles', ['id', 'codigo'], { codigo: 'admin', id: 1 }, at);
       expect(flat(calls[0]!.sql)).toBe('SELECT [id], [codigo] FROM dbo.[roles] FOR SYSTEM_TIME AS OF @0 WHERE [codigo] = @1 AND [id] = @2');
-      expect(calls[0]!.parameters).toEqual([new MssqlParameter(at, 'datetime2', 7), new MssqlParameter('admin', 'nvarchar', 4000), new MssqlParameter(1, 'int')]);
+      expect(calls[0]!.parameters).toEqual([
+        new MssqlParameter(at, 'datetime2', 7),
+        new MssqlParameter('admin', 'nvarchar', 4000),
+        new MssqlParameter(1, 'int'),
+      ]);
     });
 
     it('refuses an as-of column name that is not a plain identifier', async () => {
@@ -122,7 +140,12 @@ describe('MssqlDialect connection and typing', () => {
       await dialect.dropPartitionsOlderThan(db, 'audit_events', at);
       await dialect.deleteRowsOlderThan(db, 'audit_events', at, 10);
       await dialect.transactionLock(db, 'x', 'exclusive');
-      const page = dialect.auditEventsPage({ from: '2026-01-01T00:00:00.000000000Z', to: '2026-02-01T00:00:00.000000000Z', after: { t: '2026-01-15T00:00:00.000000000Z', id: '1' }, rows: 1 });
+      const page = dialect.auditEventsPage({
+        from: '2026-01-01T00:00:00.000000000Z',
+        to: '2026-02-01T00:00:00.000000000Z',
+        after: { t: '2026-01-15T00:00:00.000000000Z', id: '1' },
+        rows: 1,
+      });
       calls.push({ sql: page.sql, parameters: page.parameters });
       expect(calls.length).toBeGreaterThanOrEqual(9);
       for (const { sql, parameters } of calls) {

@@ -15,7 +15,21 @@ import {
   type VersioningState,
 } from './sql-dialect.js';
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+]);
 
 function errorCode(err: unknown): string | undefined {
   const e = err as { code?: unknown; driverError?: { code?: unknown } } | null;
@@ -55,14 +69,22 @@ export class PostgresDialect implements SqlDialect {
     const code = errorCode(err);
     if (code && CONNECTION_ERROR_CODES.has(code)) return true;
     const message = err instanceof Error ? err.message : '';
-    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNREFUSED/i.test(message);
+    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNREFUSED/i.test(
+      message,
+    );
   }
 
-  async ensureMonthlyPartitions(db: EntityManager | DataSource, table: 'audit_events' | 'security_events', firstMonth: Date, lastMonth: Date): Promise<number> {
-    const rows: Array<{ created: number }> = await db.query(
-      'SELECT ensure_monthly_partitions($1, $2::date, $3::date) AS created',
-      [table, monthStart(firstMonth), monthStart(lastMonth)],
-    );
+  async ensureMonthlyPartitions(
+    db: EntityManager | DataSource,
+    table: 'audit_events' | 'security_events',
+    firstMonth: Date,
+    lastMonth: Date,
+  ): Promise<number> {
+    const rows: Array<{ created: number }> = await db.query('SELECT ensure_monthly_partitions($1, $2::date, $3::date) AS created', [
+      table,
+      monthStart(firstMonth),
+      monthStart(lastMonth),
+    ]);
     return Number(rows[0]?.created ?? 0);
   }
 
@@ -206,7 +228,10 @@ LIMIT ${param(q.rows)}`;
   // than the retention.
 
   async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
-    const [row]: Array<{ dropped: string[] | null }> = await db.query('SELECT purge_event_partitions($1, $2) AS dropped', [eventStore(table), cutoff]);
+    const [row]: Array<{ dropped: string[] | null }> = await db.query('SELECT purge_event_partitions($1, $2) AS dropped', [
+      eventStore(table),
+      cutoff,
+    ]);
     return row?.dropped ?? [];
   }
 
@@ -262,4 +287,3 @@ function eventStore(table: EventStore): EventStore {
 function pgInstant(instant: string): string {
   return `${instant.slice(0, 26)}Z`;
 }
-

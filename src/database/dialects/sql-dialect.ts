@@ -117,7 +117,12 @@ export interface SqlDialect {
   isConnectionFailure(err: unknown): boolean;
 
   /** Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns how many. */
-  ensureMonthlyPartitions(db: EntityManager | DataSource, table: 'audit_events' | 'security_events', firstMonth: Date, lastMonth: Date): Promise<number>;
+  ensureMonthlyPartitions(
+    db: EntityManager | DataSource,
+    table: 'audit_events' | 'security_events',
+    firstMonth: Date,
+    lastMonth: Date,
+  ): Promise<number>;
 
   /**
    * Takes an application lock named `resource` until the current transaction ends (PostgreSQL

@@ -225,9 +225,7 @@ async function ensurePostgresOsUser(log: Log): Promise<OsUser> {
 /** Root only: the `postgres` OS user must be able to traverse every directory down to dataDir. */
 async function ensureTraversable(dataDir: string, user: OsUser, log: Log): Promise<void> {
   const canTraverse = (st: Stats) =>
-    (st.uid === user.uid && (st.mode & 0o100) !== 0) ||
-    (st.gid === user.gid && (st.mode & 0o010) !== 0) ||
-    (st.mode & 0o001) !== 0;
+    (st.uid === user.uid && (st.mode & 0o100) !== 0) || (st.gid === user.gid && (st.mode & 0o010) !== 0) || (st.mode & 0o001) !== 0;
   const chain: string[] = [];
   for (let dir = dataDir; ; dir = path.dirname(dir)) {
     chain.unshift(dir);
@@ -376,8 +374,7 @@ async function startServer(
     if (recent.some((l) => /could not bind|Address already in use/i.test(l))) {
       throw new PortInUseError(`embedded PostgreSQL: port ${port} already in use${detail}`);
     }
-    const what =
-      outcome === 'timeout' ? `did not become ready within ${START_TIMEOUT_MS / 1000} s` : 'exited during startup';
+    const what = outcome === 'timeout' ? `did not become ready within ${START_TIMEOUT_MS / 1000} s` : 'exited during startup';
     throw new Error(`embedded PostgreSQL ${what} (data dir ${pgDir})${detail}`);
   }
   log(`embedded PostgreSQL ready on ${HOST}:${port} (pid ${child.pid}, ${Date.now() - t0} ms)`);

@@ -6,7 +6,12 @@ import type { RoleEntity } from '../role.entity.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
 
 export class CreateRoleDto {
-  @ApiProperty({ example: 'cobranzas', pattern: ROLE_CODE_PATTERN.source, maxLength: ROLE_CODE_MAX_LENGTH, description: 'Lowercase letters, digits and `_`, a letter first; unique (inactive roles included); immutable.' })
+  @ApiProperty({
+    example: 'cobranzas',
+    pattern: ROLE_CODE_PATTERN.source,
+    maxLength: ROLE_CODE_MAX_LENGTH,
+    description: 'Lowercase letters, digits and `_`, a letter first; unique (inactive roles included); immutable.',
+  })
   @IsString()
   @MaxLength(ROLE_CODE_MAX_LENGTH)
   @Matches(ROLE_CODE_PATTERN, { message: 'codigo debe cumplir ^[a-z][a-z0-9_]*$' })
@@ -67,7 +72,11 @@ export class RolDto {
 }
 
 export class ReplaceRolePermissionsDto {
-  @ApiProperty({ type: [String], example: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'], description: 'The complete new set: codes of the catalog (GET /api/v1/permisos); duplicates are ignored.' })
+  @ApiProperty({
+    type: [String],
+    example: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'],
+    description: 'The complete new set: codes of the catalog (GET /api/v1/permisos); duplicates are ignored.',
+  })
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
@@ -76,5 +85,6 @@ export class ReplaceRolePermissionsDto {
 
 export class RolePermissionsDto {
   @ApiProperty({ example: 'supervisor' }) codigo: string;
-  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'], description: 'Sorted.' }) permisos: string[];
+  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'], description: 'Sorted.' })
+  permisos: string[];
 }

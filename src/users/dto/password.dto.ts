@@ -9,7 +9,8 @@ export class ChangeOwnPasswordDto {
 
   @ApiProperty({
     format: 'password',
-    description: 'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.',
+    description:
+      'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.',
   })
   @IsString()
   newPassword: string;

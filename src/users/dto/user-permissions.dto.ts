@@ -2,13 +2,21 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
 
 export class UpdateOverridesDto {
-  @ApiProperty({ type: [String], example: ['catalogo:rubros:gestionar'], description: 'Codes granted on top of the role (codes of GET /api/v1/permisos).' })
+  @ApiProperty({
+    type: [String],
+    example: ['catalogo:rubros:gestionar'],
+    description: 'Codes granted on top of the role (codes of GET /api/v1/permisos).',
+  })
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
   granted: string[];
 
-  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar'], description: 'Codes denied whatever the role or `granted` say; a code may not be in both lists.' })
+  @ApiProperty({
+    type: [String],
+    example: ['administracion:medios:gestionar'],
+    description: 'Codes denied whatever the role or `granted` say; a code may not be in both lists.',
+  })
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })

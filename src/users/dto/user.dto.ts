@@ -16,7 +16,11 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
 const ROL = { example: 'supervisor', pattern: ROLE_CODE_PATTERN.source, description: 'Code of an existing active role (else 400).' };
 
 export class CreateUserDto {
-  @ApiProperty({ example: 'juan.perez', pattern: USERNAME_PATTERN.source, description: '3..50 characters of [A-Za-z0-9._-]; unique, case-sensitive (409 `duplicado`); immutable.' })
+  @ApiProperty({
+    example: 'juan.perez',
+    pattern: USERNAME_PATTERN.source,
+    description: '3..50 characters of [A-Za-z0-9._-]; unique, case-sensitive (409 `duplicado`); immutable.',
+  })
   @IsString()
   @Matches(USERNAME_PATTERN, { message: 'username debe tener de 3 a 50 caracteres de [A-Za-z0-9._-]' })
   username: string;
@@ -24,7 +28,8 @@ export class CreateUserDto {
   @ApiProperty({
     example: 'Cambiar-esta-clave-1',
     format: 'password',
-    description: 'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
+    description:
+      'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
   })
   @IsString()
   password: string;
