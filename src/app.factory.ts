@@ -24,7 +24,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     requestIdHeader: false,
     trustProxy: options.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
     // errors fastify answers before Nest sees the request (bad %-escapes, over-long params…)
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
@@ -47,9 +47,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-
-  // body-parser and other fastify-level failures: same error model as everything else
-  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, fallbackLogger));
 
   await app.register(helmet as never, { contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'] } } });
   app.enableCors({

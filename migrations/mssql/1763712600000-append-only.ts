@@ -4,14 +4,16 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Append-only audit store on SQL Server: the counterpart of
  * migrations/postgres/1763712600000-append-only.ts.
  *
- * The database role `medios_app` may read and write the application tables (SELECT, INSERT,
+ * The database role `medios_app_role` may read and write the application tables (SELECT, INSERT,
  * UPDATE, DELETE and EXECUTE on schema dbo) but not UPDATE or DELETE `audit_events` and
  * `security_events` (DENY wins over the schema grant) — nor TRUNCATE them (that needs ALTER on the
  * table, which it never gets, and is denied explicitly too). `avisos` is read-only for it. History
  * tables of the temporal tables are immutable while SYSTEM_VERSIONING is ON.
  *
- * The service must connect with a login whose database user is a member of `medios_app` and of no
- * role that bypasses permissions (not db_owner, not dbo): `ALTER ROLE medios_app ADD MEMBER <user>`.
+ * The service must connect with a login whose database user is a member of `medios_app_role` and not
+ * dbo or a sysadmin, which bypass permission checks: `ALTER ROLE medios_app_role ADD MEMBER <user>` (e.g.
+ * the `medios_app` user of deploy/kubernetes). The role's name differs from PostgreSQL's `medios_app`
+ * because SQL Server users and roles share one namespace and deployments name their user that.
  * Migrations keep running as the owner. SQL Server has no per-connection role switch: the
  * DATABASE_APP_ROLE setting is PostgreSQL-only.
  *
@@ -27,14 +29,14 @@ export class AppendOnly1763712600000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
-      IF DATABASE_PRINCIPAL_ID(N'medios_app') IS NULL
-        EXEC (N'CREATE ROLE medios_app AUTHORIZATION dbo');
+      IF DATABASE_PRINCIPAL_ID(N'medios_app_role') IS NULL
+        EXEC (N'CREATE ROLE medios_app_role AUTHORIZATION dbo');
     `);
     await q.query(`
-      GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE ON SCHEMA::dbo TO medios_app;
-      DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events TO medios_app;
-      DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events TO medios_app;
-      DENY INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos TO medios_app;
+      GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE ON SCHEMA::dbo TO medios_app_role;
+      DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events TO medios_app_role;
+      DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events TO medios_app_role;
+      DENY INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos TO medios_app_role;
     `);
 
     await q.query(`
@@ -122,7 +124,7 @@ export class AppendOnly1763712600000 implements MigrationInterface {
       SET @sql = N'ADD SIGNATURE TO dbo.ensure_monthly_partitions BY CERTIFICATE medios_partition_maintenance WITH PASSWORD = ' + QUOTENAME(@pw, '''') + N';';
       EXEC (@sql);
       ALTER CERTIFICATE medios_partition_maintenance REMOVE PRIVATE KEY;
-      GRANT EXECUTE ON OBJECT::dbo.ensure_monthly_partitions TO medios_app;
+      GRANT EXECUTE ON OBJECT::dbo.ensure_monthly_partitions TO medios_app_role;
     `);
   }
 
@@ -134,13 +136,13 @@ export class AppendOnly1763712600000 implements MigrationInterface {
       IF EXISTS (SELECT 1 FROM sys.certificates WHERE name = N'medios_partition_maintenance') DROP CERTIFICATE medios_partition_maintenance;
       DROP PROCEDURE IF EXISTS dbo.purge_event_partitions;
       DROP PROCEDURE IF EXISTS dbo.purge_events;
-      IF DATABASE_PRINCIPAL_ID(N'medios_app') IS NOT NULL
+      IF DATABASE_PRINCIPAL_ID(N'medios_app_role') IS NOT NULL
       BEGIN
-        REVOKE SELECT, INSERT, UPDATE, DELETE, EXECUTE ON SCHEMA::dbo FROM medios_app;
-        REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events FROM medios_app;
-        REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events FROM medios_app;
-        REVOKE INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos FROM medios_app;
-        EXEC (N'DROP ROLE medios_app');
+        REVOKE SELECT, INSERT, UPDATE, DELETE, EXECUTE ON SCHEMA::dbo FROM medios_app_role;
+        REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events FROM medios_app_role;
+        REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events FROM medios_app_role;
+        REVOKE INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos FROM medios_app_role;
+        EXEC (N'DROP ROLE medios_app_role');
       END
     `);
   }

@@ -35,8 +35,11 @@ export class AppendOnly1763712600000 implements MigrationInterface {
         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'medios_app') THEN
           BEGIN
             CREATE ROLE medios_app NOLOGIN;
-          EXCEPTION WHEN duplicate_object OR unique_violation THEN
-            NULL; -- another database of the cluster created it meanwhile
+          EXCEPTION
+            WHEN duplicate_object OR unique_violation THEN
+              NULL; -- another database of the cluster created it meanwhile
+            WHEN insufficient_privilege THEN
+              RAISE EXCEPTION 'the migration login % may not create roles: as a superuser run CREATE ROLE medios_app NOLOGIN; GRANT medios_app TO %; then migrate again', current_user, current_user;
           END;
         END IF;
         -- the owner login switches to it (SET ROLE / -c role=); a superuser may anyway

@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import { DomainError } from './domain-error.js';
+import { renderError } from './error-renderer.js';
+
+/** A lost database is 503 `servicio_no_disponible` with Retry-After — the engine's dialect tells it apart. */
+describe('renderError: database connection failures', () => {
+  const lost = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const isUnavailable = (err: unknown) => (err as { code?: string }).code === 'ECONNREFUSED';
+
+  it('renders an error the dialect calls a connection failure as a 503 problem with Retry-After', () => {
+    const r = renderError(lost, { url: '/api/v1/admin/medios?x=1', id: 'c0ffee00-0000-4000-8000-000000000000' }, { isUnavailable });
+    expect(r).toMatchObject({ status: 503, fault: true, headers: { 'retry-after': '5' }, contentType: 'application/problem+json; charset=utf-8' });
+    expect(r.body).toMatchObject({ status: 503, code: 'servicio_no_disponible', instance: '/api/v1/admin/medios' });
+    expect(JSON.stringify(r.body)).not.toContain('ECONNREFUSED');
+  });
+
+  it('finds the failure in the cause of a wrapping error', () => {
+    const wrapped = new Error('transaction failed', { cause: lost });
+    expect(renderError(wrapped, { url: '/x' }, { isUnavailable }).status).toBe(503);
+  });
+
+  it('answers {error, message} on fiscal routes', () => {
+    const r = renderError(lost, { url: '/api/v1/admin/fiscal/tipos-iva' }, { isUnavailable });
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ error: 'servicio_no_disponible', message: expect.any(String) });
+  });
+
+  it('keeps any other unexpected error a 500 error_interno, and a domain error its own status', () => {
+    expect(renderError(new Error('boom'), { url: '/x' }, { isUnavailable }).body).toMatchObject({ status: 500, code: 'error_interno' });
+    expect(renderError(lost, { url: '/x' }).status).toBe(500); // without a dialect nothing is called an outage
+    expect(renderError(new DomainError('duplicado', 'ya existe'), { url: '/x' }, { isUnavailable: () => true }).status).toBe(409);
+  });
+});
