@@ -16,6 +16,7 @@
 //   --profile          start service and baseline with --cpu-prof (profiles in bench/.data/profiles)
 //   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
 //                      experiments on a patched copy of dist/)
+//   --keep-db          keep the bench database (for EXPLAIN ANALYZE afterwards)
 //   --write / --no-write   force writing BENCHMARKS.md or not
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+import { cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
 import { renderReport, writeReport } from './lib/report.mjs';
 import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
 import { seedRubroTree } from './lib/rubros.mjs';
@@ -48,6 +49,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     service: { type: 'string' },
+    'keep-db': { type: 'boolean', default: false },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
   },
@@ -64,8 +66,8 @@ const cfg = {
   largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),
   deepPages: 200,
   stormRounds: quick ? 1 : 2,
-  stormReadRate: 200,
-  stormReadConnections: 10,
+  stormReadRate: 100,
+  stormReadConnections: 1,
   stormClients: 20,
   startupRuns: quick ? 2 : 3,
   treeNodes: 10_000,
@@ -102,10 +104,30 @@ let service;
 let baseline;
 const facts = {};
 
-process.once('SIGINT', () => {
-  killAll();
-  process.exit(130);
-});
+let cleaning;
+/** Stops the children, drops the database and stops the cluster; once. */
+function cleanup() {
+  cleaning ??= (async () => {
+    await stop(service?.child);
+    await stop(baseline?.child);
+    killAll(); // load generators still running after an interruption
+    await db?.end().catch(() => {});
+    if (dbName && flags['keep-db']) log(`kept database ${dbName}`);
+    else if (dbName) await adminPool?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
+    await adminPool?.end().catch(() => {});
+    await pgHandle?.stop();
+  })();
+  return cleaning;
+}
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+]) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    cleanup().finally(() => process.exit(code));
+  });
+}
 
 try {
   facts.machine = machineFacts();
@@ -120,6 +142,11 @@ try {
   const serverUrl = await startDatabaseServer();
   adminPool = new pg.Pool({ connectionString: serverUrl, max: 1 });
   adminPool.on('error', () => {}); // connections cut by the server's shutdown at the end
+  if (pgHandle) {
+    // the embedded cluster belongs to the bench alone: drop what a --keep-db or killed run left
+    const stale = await adminPool.query(`SELECT datname FROM pg_database WHERE datname LIKE 'medios\\_bench\\_%'`);
+    for (const { datname } of stale.rows) await adminPool.query(`DROP DATABASE ${datname} WITH (FORCE)`);
+  }
   dbName = `medios_bench_${Date.now()}`;
   await adminPool.query(`CREATE DATABASE ${dbName}`);
   const dbUrl = withDatabase(serverUrl, dbName);
@@ -182,6 +209,7 @@ try {
       '≤ 1.5×',
       p99Ratio <= 1.5,
     );
+    cpuCheck(label, ab);
     details.push(ab.table(label));
     noteRss('read');
   }
@@ -246,6 +274,7 @@ try {
         '—',
         undefined,
       );
+      cpuCheck(label, ab);
       details.push(ab.table(label));
     }
     noteRss('mutation');
@@ -291,13 +320,7 @@ try {
   log(`FAILED: ${err.stack ?? err}`);
   process.exitCode = 1;
 } finally {
-  await stop(service?.child);
-  await stop(baseline?.child);
-  await db?.end().catch(() => {});
-  if (dbName) await adminPool?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
-  await adminPool?.end().catch(() => {});
-  await pgHandle?.stop();
-  killAll();
+  await cleanup();
 }
 
 const report = renderReport({
@@ -352,7 +375,7 @@ async function scenarioStartup() {
 
 /** p99 of a steady guarded read alone, then while 20 clients sign in continuously (alternating). */
 async function scenarioLoginStorm(admin, users, readPath) {
-  const label = `Login storm: guarded read at ${cfg.stormReadRate} req/s (${cfg.stormReadConnections} connections) while ${cfg.stormClients} clients sign in continuously`;
+  const label = `Login storm: guarded read at ${cfg.stormReadRate} req/s (${cfg.stormReadConnections} connection${cfg.stormReadConnections > 1 ? 's' : ''}) while ${cfg.stormClients} clients sign in continuously`;
   const token = await login(service.url, admin);
   const read = {
     url: service.url + readPath,
@@ -392,11 +415,11 @@ async function scenarioLoginStorm(admin, users, readPath) {
     ratio <= 2,
   );
   details.push(
-    `**${label}** (bcrypt cost ${cfg.bcryptRounds}):\n\n| Round | alone p50 / p99 (ms) | storm p50 / p99 (ms) | reads answered alone / storm | logins/s | login p50 / p99 (ms) | login statuses |\n|---|---|---|---|---|---|---|\n` +
+    `**${label}** (bcrypt cost ${cfg.bcryptRounds}):\n\n| Round | alone p50 / p99 (ms) | storm p50 / p99 (ms) | reads/s alone / storm | logins/s | login p50 / p99 (ms) | login statuses |\n|---|---|---|---|---|---|---|\n` +
       alone
         .map(
           (a, i) =>
-            `| ${i + 1} | ${fmt(a.latency.p50, 2)} / ${fmt(a.latency.p99, 2)} | ${fmt(storm[i].latency.p50, 2)} / ${fmt(storm[i].latency.p99, 2)} | ${a.ok} / ${storm[i].ok} | ${fmt(logins[i].rps, 1)} | ${fmt(logins[i].latency.p50, 0)} / ${fmt(logins[i].latency.p99, 0)} | ${statusLine(logins[i])} |`,
+            `| ${i + 1} | ${fmt(a.latency.p50, 2)} / ${fmt(a.latency.p99, 2)} | ${fmt(storm[i].latency.p50, 2)} / ${fmt(storm[i].latency.p99, 2)} | ${fmt(a.rps, 0)} / ${fmt(storm[i].rps, 0)} | ${fmt(logins[i].rps, 1)} | ${fmt(logins[i].latency.p50, 0)} / ${fmt(logins[i].latency.p99, 0)} | ${statusLine(logins[i])} |`,
         )
         .join('\n'),
   );
@@ -455,6 +478,13 @@ async function scenarioAudit(admin, users) {
   );
 }
 
+/** Server CPU per answer, service ÷ baseline (no target: it explains the throughput ratio). */
+function cpuCheck(label, ab) {
+  const s = ab.median('service', (r) => r.cpuMsPerRequest);
+  const b = ab.median('baseline', (r) => r.cpuMsPerRequest);
+  check(label, 'server CPU per answer, service ÷ baseline (no target)', `${fmt(s / b, 2)}× (${fmt(s, 3)} vs ${fmt(b, 3)} ms)`, '—', undefined);
+}
+
 /** The query of page `pages` (following nextCursor pages − 1 times). */
 async function cursorAt(token, base, pages) {
   let query = base;
@@ -472,18 +502,21 @@ async function cursorAt(token, base, pages) {
  */
 async function abRounds(name, optionsFor) {
   const targets = [
-    { name: 'service', url: service.url },
-    { name: 'baseline', url: baseline.url },
+    { name: 'service', url: service.url, pid: service.child.pid },
+    { name: 'baseline', url: baseline.url, pid: baseline.child.pid },
   ];
   for (const target of targets) await runLoad(LOAD, { ...optionsFor(target, 'W'), duration: cfg.warmup });
   const runs = { service: [], baseline: [] };
   for (let round = 1; round <= cfg.rounds; round++) {
     for (const target of targets) {
+      const cpuBefore = cpuSeconds(target.pid);
       const r = await runLoad(LOAD, { ...optionsFor(target, round), duration: cfg.seconds });
+      // the server's own CPU per answer: hardly moved by other load on the machine, unlike req/s
+      r.cpuMsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1000) / Object.values(r.statusCodes).reduce((a, b) => a + b, 0);
       if (r.ok === 0) throw new Error(`${name} ${target.name}: no successful answer (${statusLine(r)})`);
       runs[target.name].push(r);
       log(
-        `${name} round ${round} ${target.name}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency.p50, 2)} ms, p99 ${fmt(r.latency.p99, 2)} ms (${statusLine(r)})`,
+        `${name} round ${round} ${target.name}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.latency.p50, 2)} ms, p99 ${fmt(r.latency.p99, 2)} ms, CPU ${fmt(r.cpuMsPerRequest, 3)} ms/request (${statusLine(r)})`,
       );
     }
   }
@@ -492,11 +525,11 @@ async function abRounds(name, optionsFor) {
     median: (target, f) => median(runs[target].map(f)),
     ratio: (f) => median(runs.service.map((s, i) => f(s) / f(runs.baseline[i]))),
     table: (label) =>
-      `**${label}** (${cfg.rounds} rounds of ${cfg.seconds} s each, alternating):\n\n| Round | service req/s | baseline req/s | ratio | service p50 / p99 (ms) | baseline p50 / p99 (ms) |\n|---|---|---|---|---|---|\n` +
+      `**${label}** (${cfg.rounds} rounds of ${cfg.seconds} s each, alternating; CPU = the server process's own CPU time per answer):\n\n| Round | service req/s | baseline req/s | ratio | service p50 / p99 (ms) | baseline p50 / p99 (ms) | CPU ms/request service / baseline |\n|---|---|---|---|---|---|---|\n` +
       runs.service
         .map((s, i) => {
           const b = runs.baseline[i];
-          return `| ${i + 1} | ${fmt(s.rps, 0)} | ${fmt(b.rps, 0)} | ${fmt(s.rps / b.rps, 2)} | ${fmt(s.latency.p50, 2)} / ${fmt(s.latency.p99, 2)} | ${fmt(b.latency.p50, 2)} / ${fmt(b.latency.p99, 2)} |`;
+          return `| ${i + 1} | ${fmt(s.rps, 0)} | ${fmt(b.rps, 0)} | ${fmt(s.rps / b.rps, 2)} | ${fmt(s.latency.p50, 2)} / ${fmt(s.latency.p99, 2)} | ${fmt(b.latency.p50, 2)} / ${fmt(b.latency.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} / ${fmt(b.cpuMsPerRequest, 3)} |`;
         })
         .join('\n'),
   };

@@ -75,6 +75,17 @@ export function rssMb(pid) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far (Linux /proc; clock ticks of 1/100 s). */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Runs bench/load.mjs (autocannon) in its own process and returns its JSON result. */
 export function runLoad(loadScript, options) {
   return new Promise((resolve, reject) => {
