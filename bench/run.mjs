@@ -17,6 +17,7 @@
 //   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
 //                      experiments on a patched copy of dist/)
 //   --keep-db          keep the bench database (for EXPLAIN ANALYZE afterwards)
+//   --wait-quiet MIN   first wait up to MIN minutes for the 1-minute load average to drop below 1
 //   --write / --no-write   force writing BENCHMARKS.md or not
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+import { cpuAccount, cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
 import { renderReport, writeReport } from './lib/report.mjs';
 import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
 import { seedRubroTree } from './lib/rubros.mjs';
@@ -50,6 +51,7 @@ const { values: flags } = parseArgs({
     profile: { type: 'boolean', default: false },
     service: { type: 'string' },
     'keep-db': { type: 'boolean', default: false },
+    'wait-quiet': { type: 'string' },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
   },
@@ -91,9 +93,18 @@ const rssTrail = []; // RSS of the service after each phase
 const noteRss = (phase) => service && rssTrail.push(`${phase} ${fmt(rssMb(service.child.pid), 0)} MB`);
 
 mkdirSync(DATA, { recursive: true });
+if (flags['wait-quiet']) {
+  const deadline = Date.now() + Number(flags['wait-quiet']) * 60_000;
+  while (os.loadavg()[0] >= 1 && Date.now() < deadline) {
+    log(`waiting for a quiet machine: load average ${os.loadavg()[0].toFixed(2)}`);
+    await sleep(15_000);
+  }
+}
+if (os.loadavg()[0] >= 1) log(`note: load average ${os.loadavg()[0].toFixed(2)} ≥ 1, other processes will disturb the figures`);
 const startedAt = new Date();
 const t0 = performance.now();
 const loadBefore = os.loadavg();
+const cpuBefore = cpuAccount();
 const adminPassword = `Bench-${randomBytes(12).toString('base64url')}`;
 
 let pgHandle; // embedded cluster of the run
@@ -323,6 +334,10 @@ try {
   await cleanup();
 }
 
+const cpuAfter = cpuAccount();
+const elapsedSeconds = (performance.now() - t0) / 1000;
+const othersCpu = cpuAfter.machine - cpuBefore.machine - (cpuAfter.own - cpuBefore.own);
+facts.othersCpu = { seconds: othersCpu, share: othersCpu / (elapsedSeconds * os.cpus().length) };
 const report = renderReport({
   rows,
   details,

@@ -86,6 +86,26 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * CPU seconds used so far by the whole machine (/proc/stat: everything but idle and iowait) and by
+ * this process with its reaped descendants (/proc/self/stat utime+stime+cutime+cstime). Once every
+ * child has exited, the difference of two readings is the CPU other users' processes took meanwhile.
+ */
+export function cpuAccount() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = ticks;
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return { machine: (user + nice + system + irq + softirq + steal) / 100, own: (f[11] + f[12] + f[13] + f[14]) / 100 };
+  } catch {
+    return { machine: NaN, own: NaN };
+  }
+}
+
 /** Runs bench/load.mjs (autocannon) in its own process and returns its JSON result. */
 export function runLoad(loadScript, options) {
   return new Promise((resolve, reject) => {
