@@ -3,6 +3,7 @@
 // the result on stdout.
 //
 // Options: url, method, headers, body, connections, duration (s), overallRate (req/s, optional),
+// raw (also print every successful answer's latency),
 // body generators: mutation {prefix} (unique medio codigos), login {users: [{username, password}]}.
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
@@ -58,6 +59,7 @@ process.stdout.write(
     elapsed,
     rps: ok / (result.duration || elapsed),
     latency: summarize(latencies),
+    ...(opts.raw ? { latencies } : {}),
     statusCodes,
     errors: result.errors ?? 0,
     timeouts: result.timeouts ?? 0,

@@ -20,7 +20,7 @@
 //   --wait-quiet MIN   first wait up to MIN minutes for the 1-minute load average to drop below 1
 //   --write / --no-write   force writing BENCHMARKS.md or not
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -32,7 +32,7 @@ import { cpuAccount, cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, s
 import { renderReport, writeReport } from './lib/report.mjs';
 import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
 import { seedRubroTree } from './lib/rubros.mjs';
-import { median } from './lib/stats.mjs';
+import { median, summarize } from './lib/stats.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH_DIR, '..');
@@ -67,7 +67,7 @@ const cfg = {
   smallRows: 10_000,
   largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),
   deepPages: 200,
-  stormRounds: quick ? 1 : 2,
+  stormRounds: quick ? 1 : 3,
   stormReadRate: 100,
   stormReadConnections: 1,
   stormClients: 20,
@@ -93,6 +93,7 @@ const rssTrail = []; // RSS of the service after each phase
 const noteRss = (phase) => service && rssTrail.push(`${phase} ${fmt(rssMb(service.child.pid), 0)} MB`);
 
 mkdirSync(DATA, { recursive: true });
+for (const file of ['service.log', 'baseline.log', 'startup.log']) writeFileSync(path.join(DATA, file), ''); // this run's output only
 if (flags['wait-quiet']) {
   const deadline = Date.now() + Number(flags['wait-quiet']) * 60_000;
   while (os.loadavg()[0] >= 1 && Date.now() < deadline) {
@@ -398,6 +399,7 @@ async function scenarioLoginStorm(admin, users, readPath) {
     connections: cfg.stormReadConnections,
     overallRate: cfg.stormReadRate,
     duration: cfg.seconds,
+    raw: true,
   };
   await runLoad(LOAD, { ...read, duration: cfg.warmup });
   const alone = [];
@@ -419,12 +421,13 @@ async function scenarioLoginStorm(admin, users, readPath) {
       `storm round ${round}: p99 alone ${fmt(alone.at(-1).latency.p99, 2)} ms, during storm ${fmt(storm.at(-1).latency.p99, 2)} ms, ${fmt(logins.at(-1).rps, 1)} logins/s`,
     );
   }
-  const p99Alone = median(alone.map((r) => r.latency.p99));
-  const p99Storm = median(storm.map((r) => r.latency.p99));
+  // p99 of all rounds' answers pooled: one round's p99 rests on a handful of answers
+  const p99Alone = summarize(alone.flatMap((r) => r.latencies)).p99;
+  const p99Storm = summarize(storm.flatMap((r) => r.latencies)).p99;
   const ratio = p99Storm / p99Alone;
   check(
     label,
-    'p99 during the storm ÷ p99 alone',
+    `p99 during the storm ÷ p99 alone (answers of ${cfg.stormRounds} alternating rounds pooled)`,
     `${fmt(ratio, 2)}× (${fmt(p99Storm, 1)} vs ${fmt(p99Alone, 1)} ms; ${fmt(median(logins.map((r) => r.rps)), 1)} logins/s)`,
     '≤ 2×',
     ratio <= 2,
