@@ -1,93 +1,11 @@
-import 'reflect-metadata';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from './app.factory.js';
-import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
-import { resolveDatabase } from './database/database-runtime.js';
+/**
+ * The service's entry point (`node dist/src/main.js`). Node's compile cache is turned on first —
+ * the static imports of server.ts would otherwise be compiled before any of its code runs — so a
+ * restart reuses the compiled code of the module graph instead of compiling it again (start to
+ * ready, BENCHMARKS.md). The cache lives in the OS temp directory (NODE_COMPILE_CACHE overrides
+ * it); where it cannot be written the service starts as usual.
+ */
+import { enableCompileCache } from 'node:module';
 
-/** after SHUTDOWN_TIMEOUT_MS, how long the rest of the shutdown may take before the process exits 1 */
-const HARD_EXIT_GRACE_MS = 5000;
-
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadAppConfig();
-  } catch (err) {
-    if (err instanceof ConfigValidationError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
-  }
-  // pino's line shape (level 30 info, 40 warn, 50 error), before the app's logger exists and after it closed
-  const log = (msg: string, level = 30, fields: Record<string, unknown> = {}) =>
-    process.stdout.write(`${JSON.stringify({ level, time: Date.now(), context: 'Startup', msg, ...fields })}\n`);
-  const database = await resolveDatabase(config, log);
-
-  let app;
-  try {
-    app = await createApp({ config, database });
-  } catch (err) {
-    await database.stop();
-    throw err;
-  }
-
-  /**
-   * SIGTERM/SIGINT: stop accepting connections, let the requests in flight finish, stop the jobs,
-   * close the pool, stop the embedded database, exit 0. Fastify closes idle keep-alive connections
-   * at once and answers 503 to new requests on busy ones; the listening socket closes, so new
-   * connections are refused. The wait is bounded: after SHUTDOWN_TIMEOUT_MS the connections still
-   * open are cut so the rest of the sequence can run, and if it still has not finished
-   * HARD_EXIT_GRACE_MS later (e.g. a query that never returns keeps the pool from closing) the
-   * process exits 1.
-   */
-  let stopping = false;
-  const shutdown = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal} received: refusing new connections, finishing in-flight requests (at most ${config.shutdownTimeoutMs} ms)`);
-    const server = app.getHttpServer() as Server;
-    const cut = setTimeout(() => {
-      log(`requests still running after ${config.shutdownTimeoutMs} ms (SHUTDOWN_TIMEOUT_MS): closing their connections`, 40);
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    cut.unref();
-    const hardExit = setTimeout(() => {
-      log(`shutdown not finished ${HARD_EXIT_GRACE_MS} ms after SHUTDOWN_TIMEOUT_MS: exiting with status 1`, 50);
-      process.exit(1);
-    }, config.shutdownTimeoutMs + HARD_EXIT_GRACE_MS);
-    hardExit.unref();
-    let status = 0;
-    try {
-      await app.close();
-    } catch (err) {
-      status = 1;
-      log(`error while closing the application: ${err instanceof Error ? err.message : String(err)}`, 50);
-    }
-    try {
-      await database.stop();
-    } catch (err) {
-      status = 1;
-      log(`error while stopping the embedded database: ${err instanceof Error ? err.message : String(err)}`, 50);
-    }
-    clearTimeout(cut);
-    log(`shutdown complete (${signal})`);
-    process.exit(status);
-  };
-  // Nest's own shutdown hooks would exit before the embedded database stops: handle the signals here.
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-
-  await app.listen({ port: config.port, host: config.host });
-  // the bound port, not the configured one: PORT=0 picks a free port
-  const address = app.getHttpServer().address() as AddressInfo | null;
-  const port = address?.port ?? config.port;
-  log(`listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} — Swagger UI at /docs`, 30, { port });
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+enableCompileCache?.();
+await import('./server.js');

@@ -3,8 +3,9 @@
 // this machine; the bench reports the service as a ratio of it.
 //
 //   GET  /api/v1/admin/medios/:id  verify the RS256 token → effective-permission query → read the medio
-//   POST /api/v1/admin/medios      verify → permissions → one transaction: duplicate check, insert the
-//                                  medio, insert its audit row
+//   POST /api/v1/admin/medios      verify → permissions → one transaction: insert the medio (RETURNING
+//                                  the row; a duplicate codigo is the unique index's 23505), insert its
+//                                  audit row
 //   GET  /api/v1/auth/me           verify → permissions → read the user (fallback guarded read)
 //
 // Environment: DATABASE_URL, PORT, JWKS_URL (the service's /.well-known/jwks.json), JWT_ISSUER,
@@ -136,8 +137,6 @@ app.post('/api/v1/admin/medios', async (request, reply) => {
   let medio;
   try {
     await client.query('BEGIN');
-    const dup = await client.query('SELECT 1 FROM medios WHERE codigo = $1 LIMIT 1', [body.codigo]);
-    if (dup.rows.length) throw new HttpError(409, 'duplicado');
     const now = new Date();
     ({
       rows: [medio],

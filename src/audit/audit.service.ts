@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { RequestContext } from '../common/context/request-context.js';
-import { AuditEventEntity } from './audit-event.entity.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import { PreparedStatement } from '../database/prepared-statement.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 
@@ -21,26 +22,48 @@ export class AuditUnavailableError extends Error {
  */
 @Injectable()
 export class AuditService {
+  /**
+   * Every mutation writes one: a statement prepared once, without reading anything back (the id
+   * and occurred_at, a database default, are not needed here).
+   */
+  private readonly insert: PreparedStatement;
+
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly context: RequestContext,
     @Inject(METADATA_SANITIZER) private readonly sanitizer: MetadataSanitizer,
-  ) {}
+    @Inject(SQL_DIALECT) dialect: SqlDialect,
+  ) {
+    this.insert = new PreparedStatement(
+      dialect.insertStatement('audit_events', [
+        'actor_user_id',
+        'actor_role_id',
+        'ip',
+        'user_agent',
+        'correlation_id',
+        'action',
+        'target_type',
+        'target_id',
+        'metadata',
+      ]),
+    );
+  }
 
   async record(action: string, targetType: string, targetId: string | number, metadata?: unknown): Promise<void> {
     if (!this.txHost.isTransactionActive()) throw new AuditUnavailableError('no transaction is active');
     const actorUserId = this.context.actorUserId;
     if (!actorUserId) throw new AuditUnavailableError('the request has no authenticated actor');
-    await this.txHost.tx.insert(AuditEventEntity, {
-      actorUserId,
-      actorRoleId: null,
+    const sanitized = this.sanitizer.sanitize(metadata ?? null);
+    await this.insert.run(this.txHost.tx, {
+      actor_user_id: actorUserId,
+      actor_role_id: null,
       ip: this.context.ip,
-      userAgent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null,
-      correlationId: this.context.correlationId,
+      user_agent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null,
+      correlation_id: this.context.correlationId,
       action,
-      targetType,
-      targetId: String(targetId),
-      metadata: this.sanitizer.sanitize(metadata ?? null) as never,
+      target_type: targetType,
+      target_id: String(targetId),
+      metadata: sanitized === null ? null : JSON.stringify(sanitized),
     });
   }
 }

@@ -28,9 +28,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string) => void) => {
+      secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string | Buffer) => void) => {
         if (kidOf(rawJwt) !== keys.kid) return done(new Error('unknown kid'));
-        done(null, keys.publicKeyPem);
+        // jsonwebtoken accepts a KeyObject (passport-jwt's typings only name string | Buffer): the
+        // key parsed once instead of the PEM text, which it would parse again on every request.
+        done(null, keys.publicKey as unknown as Buffer);
       },
       algorithms: ['RS256'],
       issuer: config.jwt.issuer,

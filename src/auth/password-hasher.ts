@@ -1,28 +1,46 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { availableParallelism } from 'node:os';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import bcrypt from 'bcrypt';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 
 /** bcrypt's input limit: longer passwords are rejected, never silently truncated. */
 export const MAX_PASSWORD_BYTES = 72;
 
-/** bcrypt hashing (async: runs on libuv's thread pool, so it does not block the event loop). */
+/**
+ * How many bcrypt operations may run at once: one core is always left to the event loop and the
+ * database, so a storm of logins slows logins down, not every other request (BENCHMARKS.md).
+ */
+export function bcryptConcurrency(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
+/**
+ * bcrypt hashing. The work runs on libuv's thread pool (never on the event loop), at most
+ * `bcryptConcurrency()` operations at a time; the others wait their turn in arrival order.
+ */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
+  private readonly logger = new Logger(PasswordHasher.name);
+  private readonly limit: LimitFunction = pLimit(bcryptConcurrency());
   private dummyHash: Promise<string> | undefined;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** Prepares the dummy hash at boot, so even the first unknown username costs only one compare. */
-  async onModuleInit(): Promise<void> {
-    await this.dummy();
+  /**
+   * Starts the dummy hash at boot without waiting for it (it runs on the thread pool while the
+   * application starts), so even the first unknown username costs only one compare.
+   */
+  onModuleInit(): void {
+    this.dummy().catch((err: unknown) => this.logger.error(`dummy hash failed: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(password, this.config.bcryptRounds);
+    return this.limit(() => bcrypt.hash(password, this.config.bcryptRounds));
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(password, hash);
+    return this.limit(() => bcrypt.compare(password, hash));
   }
 
   /**
@@ -30,11 +48,11 @@ export class PasswordHasher implements OnModuleInit {
    * costs what a wrong password costs and response times do not reveal who exists.
    */
   async verifyAgainstDummy(password: string): Promise<void> {
-    await bcrypt.compare(password, await this.dummy());
+    await this.verify(password, await this.dummy());
   }
 
   private dummy(): Promise<string> {
-    this.dummyHash ??= bcrypt.hash('dummy-password-for-timing', this.config.bcryptRounds);
+    this.dummyHash ??= this.limit(() => bcrypt.hash('dummy-password-for-timing', this.config.bcryptRounds));
     return this.dummyHash;
   }
 }

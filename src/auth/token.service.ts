@@ -49,7 +49,7 @@ export class TokenService {
       { name: subject.username, rol: subject.rol },
       {
         algorithm: 'RS256',
-        privateKey: this.keys.privateKeyPem,
+        privateKey: this.keys.privateKey,
         keyid: this.keys.kid,
         subject: String(subject.userId),
         issuer: this.config.jwt.issuer,
@@ -70,7 +70,8 @@ export class TokenService {
       if (!decoded?.header || decoded.header.kid !== this.keys.kid || decoded.header.alg !== 'RS256') return undefined;
       const claims = this.jwt.verify<AccessTokenClaims>(token, {
         algorithms: ['RS256'],
-        publicKey: this.keys.publicKeyPem,
+        // a KeyObject, which jsonwebtoken accepts (Nest's typings only name string | Buffer)
+        publicKey: this.keys.publicKey as unknown as Buffer,
         issuer: this.config.jwt.issuer,
         audience: this.config.jwt.audience,
         ignoreExpiration: options.ignoreExpiration ?? false,

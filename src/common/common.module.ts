@@ -28,6 +28,8 @@ export interface RawRequestContext extends IncomingMessage {
       global: true,
       middleware: {
         mount: true,
+        // no proxy providers here: resolving them costs a require() on every request
+        resolveProxyProviders: false,
         setup: (cls, req: RawRequestContext) => {
           const store = cls as unknown as { set<K extends keyof RequestStore>(k: K, v: RequestStore[K]): void };
           store.set('correlationId', req.correlationId);

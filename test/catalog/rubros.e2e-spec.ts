@@ -446,6 +446,42 @@ describe('rubros', () => {
       expect(names).toEqual([...names].sort(new Intl.Collator('es', { sensitivity: 'base' }).compare));
     });
 
+    it('answers each node with exactly id, nombre, parentId, activo, tieneAvisos, nivel and hijos, in that order, as plain JSON', async () => {
+      const root = await createRubro(t, admin, `Claves ${uid()} "comillas" \\ ñ`);
+      const hijo = await createRubro(t, admin, 'Hijo', root.id);
+      await addAviso(hijo.id);
+      const res = await t.get(`${BASE}/tree`, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.text).toBe(JSON.stringify(res.body));
+      const node = findNode(res.body as TreeNode[], root.id)!;
+      expect(node).toStrictEqual({ ...root, hijos: [{ ...hijo, tieneAvisos: true, hijos: [] }] });
+      const keys = ['id', 'nombre', 'parentId', 'activo', 'tieneAvisos', 'nivel', 'hijos'];
+      expect(Object.keys(node)).toEqual(keys);
+      expect(Object.keys(node.hijos[0]!)).toEqual(keys);
+    });
+
+    it('leaves out an active subtree whose ancestor is inactive (rows changed outside the API)', async () => {
+      const [root, mid, leaf] = await createChain(t, admin, 3);
+      await t.query('UPDATE rubros SET activo = $1 WHERE id = $2', [false, root!.id]);
+      const active = await tree();
+      expect([root!.id, mid!.id, leaf!.id].map((id) => findNode(active, id))).toEqual([undefined, undefined, undefined]);
+      const all = findNode(await tree({ incluirInactivos: 'true' }), root!.id);
+      expect(all?.hijos[0]?.hijos[0]).toEqual({ ...leaf, hijos: [] });
+    });
+
+    it('leaves out the rubros of a corrupted cyclic parent chain instead of looping', async () => {
+      const [a, b] = await createChain(t, admin, 2);
+      const other = await createRubro(t, admin, `Sano ${uid()}`);
+      await t.query('UPDATE rubros SET parent_id = $1 WHERE id = $2', [b!.id, a!.id]); // a → b → a
+      for (const query of [{}, { incluirInactivos: 'true' }] as Array<Record<string, string>>) {
+        const nodes = await tree(query);
+        expect(findNode(nodes, a!.id)).toBeUndefined();
+        expect(findNode(nodes, b!.id)).toBeUndefined();
+        expect(findNode(nodes, other.id)).toEqual({ ...other, hijos: [] });
+      }
+    });
+
     it('rejects a malformed incluirInactivos with 400', async () => {
       expectProblem(await t.get(`${BASE}/tree`, { token: admin, query: { incluirInactivos: 'yes' } }), 400, 'validacion');
     });

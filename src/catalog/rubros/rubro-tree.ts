@@ -33,9 +33,18 @@ export interface RubroTreeRow {
   nivel: number;
 }
 
+/** A rubro as the flat tree read gives it: its level is only known once it hangs from a root. */
+export type RubroFlatRow = Omit<RubroTreeRow, 'nivel'>;
+
 export interface RubroTreeNode extends RubroTreeRow {
   hijos: RubroTreeNode[];
 }
+
+/**
+ * The deepest level a tree read descends to: far above any allowed depth (RUBROS_MAX_DEPTH is at
+ * most 50), it only bounds what a corrupted table could make the answer nest.
+ */
+export const TREE_LEVEL_GUARD = 100;
 
 const byNombre = new Intl.Collator('es', { sensitivity: 'base' });
 
@@ -45,21 +54,41 @@ export function compareSiblings(a: Pick<RubroTreeRow, 'id' | 'nombre'>, b: Pick<
 }
 
 /**
- * Nests the flat rows of one tree read. Rows whose parent is not among the rows (an inactive
- * parent left out of the read) are dropped with their subtree, so a node never appears detached.
+ * Nests the flat rows of one tree read, giving each node its level (roots are 1) on the way down
+ * from the roots. Only what hangs from a root is answered: a row whose parent is not among the rows
+ * (an inactive parent left out of the read) is dropped with its subtree, so a node never appears
+ * detached, and rows of a corrupted cyclic chain, which never reach a root, are dropped as well.
+ * Nodes below `TREE_LEVEL_GUARD` are cut off. The nodes are the answer's objects: built once here.
  */
-export function buildRubroTree(rows: readonly RubroTreeRow[]): RubroTreeNode[] {
-  const nodes = new Map<number, RubroTreeNode>();
-  for (const row of rows) nodes.set(row.id, { ...row, hijos: [] });
+export function buildRubroTree(rows: readonly RubroFlatRow[]): RubroTreeNode[] {
+  const nodes = rows.map((r): RubroTreeNode => ({
+    id: r.id,
+    nombre: r.nombre,
+    parentId: r.parentId,
+    activo: r.activo,
+    tieneAvisos: r.tieneAvisos,
+    nivel: 0,
+    hijos: [],
+  }));
+  const byId = new Map<number, RubroTreeNode>();
+  for (const node of nodes) byId.set(node.id, node);
   const roots: RubroTreeNode[] = [];
-  for (const node of nodes.values()) {
+  for (const node of nodes) {
     if (node.parentId === null) roots.push(node);
-    else nodes.get(node.parentId)?.hijos.push(node);
+    else byId.get(node.parentId)?.hijos.push(node);
   }
-  const sort = (list: RubroTreeNode[]) => {
-    list.sort(compareSiblings);
-    for (const n of list) sort(n.hijos);
-  };
-  sort(roots);
+  // Level by level: a node is reached once, through its only parent, so a cycle is never entered.
+  roots.sort(compareSiblings);
+  let level = roots;
+  for (let nivel = 1; level.length; nivel++) {
+    const next: RubroTreeNode[] = [];
+    for (const node of level) {
+      node.nivel = nivel;
+      if (nivel === TREE_LEVEL_GUARD) node.hijos = [];
+      if (node.hijos.length > 1) node.hijos.sort(compareSiblings); // most nodes have 0 or 1: skip the call
+      for (const child of node.hijos) next.push(child);
+    }
+    level = next;
+  }
   return roots;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type DataSource, MssqlParameter } from 'typeorm';
+import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
+import { PreparedStatement } from '../prepared-statement.js';
 import { MssqlDialect } from './mssql.dialect.js';
 
 /**
@@ -242,6 +244,31 @@ SELECT @result AS result;`);
     it('never interpolates a table name that is not an event store', async () => {
       const { db } = fakeDb();
       await expect(dialect.deleteRowsOlderThan(db, 'users; DROP TABLE x' as never, new Date(), 1)).rejects.toThrow(/not an event store/);
+    });
+  });
+
+  describe('insertStatement', () => {
+    it('answers the new row with OUTPUT INSERTED before VALUES, and nothing without returning columns', () => {
+      expect(dialect.insertStatement('medios', ['codigo', 'nombre'], ['id', 'codigo'])).toBe(
+        'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id, INSERTED.codigo VALUES (:codigo, :nombre)',
+      );
+      expect(dialect.insertStatement('audit_events', ['action', 'metadata'])).toBe(
+        'INSERT INTO audit_events (action, metadata) VALUES (:action, :metadata)',
+      );
+      expect(() => dialect.insertStatement('medios', ['codigo'], ['INSERTED.id'])).toThrow('not a plain SQL identifier');
+    });
+
+    it("becomes @n placeholders through TypeORM's SQL Server driver, values in their order", async () => {
+      const calls: Call[] = [];
+      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, { parametersPrefix: '@' });
+      const manager = { connection: { driver }, query: async (sql: string, parameters: unknown[]) => (calls.push({ sql, parameters }), [{ id: 1 }]) };
+      const stmt = new PreparedStatement(dialect.insertStatement('medios', ['codigo', 'nombre'], ['id']));
+      expect(await stmt.one(manager as never, { nombre: 'Uno', codigo: 'UNO' })).toEqual({ id: 1 });
+      await stmt.run(manager as never, { codigo: 'DOS', nombre: 'Dos' });
+      expect(calls).toEqual([
+        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['UNO', 'Uno'] },
+        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['DOS', 'Dos'] },
+      ]);
     });
   });
 });

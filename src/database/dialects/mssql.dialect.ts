@@ -158,6 +158,12 @@ export class MssqlDialect implements SqlDialect {
     );
   }
 
+  insertStatement(table: string, columns: readonly string[], returning: readonly string[] = []): string {
+    const names = columns.map(assertIdentifier);
+    const output = returning.length ? ` OUTPUT ${returning.map((c) => `INSERTED.${assertIdentifier(c)}`).join(', ')}` : '';
+    return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')})${output} VALUES (${names.map((c) => `:${c}`).join(', ')})`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {

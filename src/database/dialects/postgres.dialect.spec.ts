@@ -47,3 +47,12 @@ LIMIT $8`);
     expect(parameters).toEqual([51]);
   });
 });
+
+describe('PostgresDialect insertStatement', () => {
+  it('answers the new row with RETURNING, and nothing without returning columns', () => {
+    expect(dialect.insertStatement('medios', ['codigo', 'nombre'], ['id', 'codigo'])).toBe(
+      'INSERT INTO medios (codigo, nombre) VALUES (:codigo, :nombre) RETURNING id, codigo',
+    );
+    expect(dialect.insertStatement('audit_events', ['action'])).toBe('INSERT INTO audit_events (action) VALUES (:action)');
+  });
+});

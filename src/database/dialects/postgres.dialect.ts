@@ -118,6 +118,12 @@ export class PostgresDialect implements SqlDialect {
     );
   }
 
+  insertStatement(table: string, columns: readonly string[], returning: readonly string[] = []): string {
+    const names = columns.map(assertIdentifier);
+    const output = returning.length ? ` RETURNING ${returning.map(assertIdentifier).join(', ')}` : '';
+    return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')}) VALUES (${names.map((c) => `:${c}`).join(', ')})${output}`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {

@@ -148,6 +148,14 @@ export interface SqlDialect {
     asOf: Date,
   ): Promise<T[]>;
 
+  /**
+   * `INSERT INTO table (columns) VALUES (:column, …)` answering the given columns of the new row
+   * (PostgreSQL `RETURNING`; SQL Server `OUTPUT INSERTED.…`, which needs a table without triggers),
+   * or nothing when `returning` is empty. Parameters are named after their columns (`:codigo`), for
+   * a PreparedStatement. Table and column names come from code, never from a request.
+   */
+  insertStatement(table: string, columns: readonly string[], returning?: readonly string[]): string;
+
   /** The keyset page of audit events, newest first by (occurred_at, id), with the actor's username. */
   auditEventsPage(query: AuditPageQuery): SqlStatement;
 

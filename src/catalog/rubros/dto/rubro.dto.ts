@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
 import { MAX_ID } from '../../catalog.rules.js';
-import type { RubroTreeNode, RubroTreeRow } from '../rubro-tree.js';
+import type { RubroTreeRow } from '../rubro-tree.js';
 
 export class CreateRubroDto {
   @ApiProperty({
@@ -73,10 +73,7 @@ export class RubroDto {
   }
 }
 
+/** Documents the tree's nodes; the service answers `buildRubroTree`'s nodes, which have this shape. */
 export class RubroTreeNodeDto extends RubroDto {
   @ApiProperty({ type: () => [RubroTreeNodeDto], description: 'Children, ordered by nombre.' }) hijos: RubroTreeNodeDto[];
-
-  static ofTree(nodes: RubroTreeNode[]): RubroTreeNodeDto[] {
-    return nodes.map((n) => ({ ...RubroDto.of(n), hijos: RubroTreeNodeDto.ofTree(n.hijos) }));
-  }
 }

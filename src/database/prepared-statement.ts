@@ -1,0 +1,56 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Queryable } from './dialects/sql-dialect.js';
+
+/** The values of a statement's `:name` parameters. */
+export type StatementValues = Readonly<Record<string, unknown>>;
+
+/**
+ * A statement written once and run many times, for the hot paths of BENCHMARKS.md (the guarded
+ * read, the audited create, the audit insert), where building the SQL through the entity manager
+ * or the query builder on every request cost more CPU than running it.
+ *
+ * The text is portable SQL with `:name` parameters (engine-specific text comes from the dialect,
+ * e.g. `SqlDialect.insertStatement`). On its first run for an engine, TypeORM's driver writes the
+ * engine's placeholders (`$1` on PostgreSQL, `@0` on SQL Server); the result is kept with the
+ * order in which the values are passed, so later runs only pick the values. It runs wherever the
+ * caller says: the data source, or the request transaction's entity manager.
+ */
+export class PreparedStatement<Row = Record<string, unknown>> {
+  private compiled?: { sql: string; order: string[] };
+
+  constructor(readonly text: string) {}
+
+  async run(db: Queryable, values: StatementValues): Promise<Row[]> {
+    const { sql, order } = this.compile(db);
+    const parameters = order.map((name) => {
+      if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
+      return values[name];
+    });
+    return (await db.query(sql, parameters)) as Row[];
+  }
+
+  /** The first row, or undefined. */
+  async one(db: Queryable, values: StatementValues): Promise<Row | undefined> {
+    return (await this.run(db, values))[0];
+  }
+
+  private compile(db: Queryable): { sql: string; order: string[] } {
+    if (!this.compiled) {
+      const names = [...new Set([...this.text.matchAll(/(?<!:):([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] as string))];
+      // each parameter gets a value only it has, so the driver's parameter list tells the order
+      const markers = Object.fromEntries(names.map((name, i) => [name, `\u0000${i}:${name}`]));
+      const [sql, parameters] = driverOf(db).escapeQueryWithParameters(this.text, markers);
+      const order = parameters.map((marker) => {
+        const name = names.find((n) => markers[n] === marker);
+        if (name === undefined) throw new Error('prepared statement: the driver changed a parameter value');
+        return name;
+      });
+      this.compiled = { sql, order };
+    }
+    return this.compiled;
+  }
+}
+
+function driverOf(db: Queryable) {
+  return 'manager' in db && 'driver' in db ? (db as DataSource).driver : (db as EntityManager).connection.driver;
+}
