@@ -17,10 +17,12 @@
 //   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
 //                      experiments on a patched copy of dist/)
 //   --keep-db          keep the bench database (for EXPLAIN ANALYZE afterwards)
+//   --node-flags="…"  the service's Node flags instead of those of `npm start` (what-if
+//                      experiments on heap sizing; "" for none)
 //   --wait-quiet MIN   first wait up to MIN minutes for the 1-minute load average to drop below 1
 //   --write / --no-write   force writing BENCHMARKS.md or not
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -51,6 +53,7 @@ const { values: flags } = parseArgs({
     profile: { type: 'boolean', default: false },
     service: { type: 'string' },
     'keep-db': { type: 'boolean', default: false },
+    'node-flags': { type: 'string' },
     'wait-quiet': { type: 'string' },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
@@ -85,6 +88,18 @@ const fmt = (n, digits = 1) =>
   Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
 const nodeArgs = (name) =>
   flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(DATA, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+
+/**
+ * The service runs as it ships: with the Node flags of `npm start` (package.json), which the
+ * Dockerfile's CMD repeats (test/ops/start-command.e2e-spec.ts keeps the two equal).
+ */
+function startCommandFlags() {
+  const start = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`package.json: the start script does not run node: ${start}`);
+  return words.slice(1).filter((w) => w.startsWith('--'));
+}
+const SERVICE_FLAGS = flags['node-flags'] === undefined ? startCommandFlags() : flags['node-flags'].split(/\s+/).filter(Boolean);
 
 const rows = []; // the summary table: {scenario, measure, value, target, met}
 const details = []; // markdown lines with the raw figures behind the summary
@@ -346,6 +361,7 @@ const report = renderReport({
   cfg,
   quick,
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  serviceCommand: `\`${['node', ...SERVICE_FLAGS, path.relative(ROOT, MAIN)].join(' ')}\` (${flags['node-flags'] === undefined ? 'the Node flags of `npm start`' : 'flags of --node-flags'})`,
   startedAt,
   minutes: (performance.now() - t0) / 60_000,
   loadBefore,
@@ -369,20 +385,20 @@ async function scenarioStartup() {
   const ready = `http://127.0.0.1:${port}/health/ready`;
   // One unmeasured start: creates the cluster on the first run ever and applies pending migrations.
   log('startup: priming the embedded data directory');
-  let child = startNode(MAIN, { env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
+  let child = startNode(MAIN, { nodeArgs: SERVICE_FLAGS, env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
   await waitFor(ready, { child, timeoutMs: 180_000 });
   await stop(child);
   const times = [];
   for (let i = 0; i < cfg.startupRuns; i++) {
     const since = performance.now();
-    child = startNode(MAIN, { env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
+    child = startNode(MAIN, { nodeArgs: SERVICE_FLAGS, env, cwd: ROOT, logFile: path.join(DATA, 'startup.log') });
     times.push(await waitFor(ready, { child, since, intervalMs: 10 }));
     await stop(child);
   }
   const value = median(times);
   check(
     'Process',
-    'start to ready (`node dist/src/main.js` → `/health/ready` 200), existing embedded data directory',
+    `start to ready (\`${['node', ...SERVICE_FLAGS, path.relative(ROOT, MAIN)].join(' ')}\` → \`/health/ready\` 200), existing embedded data directory`,
     `${fmt(value / 1000, 2)} s (median of ${times.length}: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s)`,
     '≤ 2 s',
     value <= 2000,
@@ -597,7 +613,7 @@ function serviceEnv(extra) {
 async function startService(dbUrl) {
   const port = await freePort();
   const child = startNode(MAIN, {
-    nodeArgs: nodeArgs('service'),
+    nodeArgs: [...SERVICE_FLAGS, ...nodeArgs('service')],
     env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), DATA_DIR: path.join(DATA, 'service') }),
     cwd: ROOT,
     logFile: path.join(DATA, 'service.log'),

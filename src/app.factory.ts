@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -7,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { RawRequestContext } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
+import { securityHeaders } from './common/context/security-headers.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
 
@@ -19,6 +19,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  */
 export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
   const fallbackLogger = new NestLogger('Http');
+  const security = securityHeaders();
   const adapter = new FastifyAdapter({
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => correlationIdFrom(req.headers['x-correlation-id']),
     requestIdHeader: false,
@@ -28,17 +29,21 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     return503OnClosing: true,
     // errors fastify answers before Nest sees the request (bad %-escapes, over-long params…)
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+      reply.headers(security);
       reply.header('x-correlation-id', req.id);
       sendError(error, req, reply, fallbackLogger);
     },
   });
 
   // Registered before Nest mounts its middleware, so the request context (CLS) middleware sees them.
-  adapter.getInstance().addHook('onRequest', async (request, reply) => {
+  // Every answer, errors included, carries the correlation id and helmet's security headers.
+  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     const raw = request.raw as RawRequestContext;
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
+    reply.headers(security);
     reply.header('x-correlation-id', request.id);
+    done();
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
@@ -48,7 +53,6 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
 
-  await app.register(helmet as never, { contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'] } } });
   app.enableCors({
     origin: options.config.corsOrigins.length ? options.config.corsOrigins : false,
     exposedHeaders: ['X-Correlation-Id', 'Location', 'Retry-After'],

@@ -7,13 +7,13 @@ export const END = '<!-- bench:results:end -->';
 const verdict = (met) => (met === true ? '**met**' : met === false ? '**not met**' : '—');
 const cell = (s) => String(s).replaceAll('|', '\\|');
 
-export function renderReport({ rows, details, facts, cfg, quick, command, startedAt, minutes, loadBefore, loadAfter, failed }) {
+export function renderReport({ rows, details, facts, cfg, quick, command, serviceCommand, startedAt, minutes, loadBefore, loadAfter, failed }) {
   const m = facts.machine ?? {};
   const lines = [
     `## Results${quick ? ' (quick run)' : ''}`,
     '',
     `- Date: ${startedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC; the run took ${minutes.toFixed(1)} min${failed ? ' and **failed** (see the log)' : ''}.`,
-    `- Command: \`${command}\``,
+    `- Command: \`${command}\`; the service runs as ${serviceCommand}.`,
     `- Machine: ${m.cpus ?? '?'}, ${m.memory ?? '?'} RAM, ${m.os ?? '?'}; Node ${m.node ?? process.version}; PostgreSQL ${facts.postgres ?? '?'} (${facts.database ?? '?'}).`,
     `- Conditions: load average (1/5/15 min) ${loadBefore.map((l) => l.toFixed(2)).join(' / ')} before the run, ${loadAfter.map((l) => l.toFixed(2)).join(' / ')} after it (the bench's own load included); ` +
       `other users' processes took ${Number.isFinite(facts.othersCpu?.seconds) ? `${Math.max(0, facts.othersCpu.seconds).toFixed(0)} CPU-seconds (${(Math.max(0, facts.othersCpu.share) * 100).toFixed(0)} % of the machine)` : 'an unknown share of the CPU'} during the run; ` +

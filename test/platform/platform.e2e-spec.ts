@@ -94,10 +94,34 @@ describe('platform', () => {
     expect(ui.text).toMatch(/swagger/i);
   });
 
-  it('sends the helmet security headers', async () => {
-    const res = await t.get('/health/live');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['strict-transport-security']).toBeDefined();
+  it("sends helmet's default security headers on every answer, errors and Swagger UI included", async () => {
+    const expected = {
+      'content-security-policy':
+        "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;" +
+        "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests",
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'SAMEORIGIN',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const answers = [
+      await t.get('/health/live'),
+      await t.get('/docs'),
+      await t.get('/api/v1/admin/medios/1'), // 401
+      await t.get('/no/such/route'), // 404
+      await t.get('/api/v1/admin/medios/%E0%A4%A'), // fastify's own error (frameworkErrors)
+    ];
+    for (const res of answers) {
+      expect(res.headers).toMatchObject(expected);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
   });
 
   it('writes the request correlation id, client IP and user agent into the audit event', async () => {

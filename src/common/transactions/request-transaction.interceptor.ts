@@ -27,8 +27,8 @@ export class RequestTransactionInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const method = context.switchToHttp().getRequest<{ method: string }>().method;
-    const optedOut = this.reflector.getAllAndOverride<boolean>(NO_REQUEST_TRANSACTION, [context.getHandler(), context.getClass()]);
-    if (SAFE_METHODS.has(method) || optedOut) return next.handle();
+    if (SAFE_METHODS.has(method)) return next.handle();
+    if (this.reflector.getAllAndOverride<boolean>(NO_REQUEST_TRANSACTION, [context.getHandler(), context.getClass()])) return next.handle();
     return from(this.txHost.withTransaction(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 }
