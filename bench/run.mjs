@@ -66,7 +66,7 @@ const cfg = {
   rounds: Math.max(3, Number(flags.rounds ?? 3)),
   seconds: Number(flags.seconds ?? (quick ? 3 : 8)),
   warmup: quick ? 1 : 3,
-  auditSeconds: quick ? 2 : 4,
+  auditSeconds: quick ? 2 : 3,
   smallRows: 10_000,
   largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),
   deepPages: 200,
@@ -127,6 +127,9 @@ let pgHandle; // embedded cluster of the run
 let adminPool; // superuser connection to the server (create/drop the database)
 let db; // connection to the bench database
 let dbName;
+let serverUrl; // the PostgreSQL server of the run (embedded or DATABASE_URL)
+let smallDbName; // the audit scenario's 10-thousand-row database
+let smallService; // the service instance on it
 let service;
 let baseline;
 const facts = {};
@@ -136,11 +139,15 @@ let cleaning;
 function cleanup() {
   cleaning ??= (async () => {
     await stop(service?.child);
+    await stop(smallService?.child);
     await stop(baseline?.child);
     killAll(); // load generators still running after an interruption
     await db?.end().catch(() => {});
     if (dbName && flags['keep-db']) log(`kept database ${dbName}`);
     else if (dbName) await adminPool?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
+    if (smallDbName && flags['keep-db']) log(`kept database ${smallDbName}`);
+    else if (smallDbName)
+      await adminPool?.query(`DROP DATABASE IF EXISTS ${smallDbName} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
     await adminPool?.end().catch(() => {});
     await pgHandle?.stop();
   })();
@@ -166,7 +173,7 @@ try {
   if (want('startup')) await scenarioStartup();
 
   // ------------------------------------------------------------------ database, service, baseline
-  const serverUrl = await startDatabaseServer();
+  serverUrl = await startDatabaseServer();
   adminPool = new pg.Pool({ connectionString: serverUrl, max: 1 });
   adminPool.on('error', () => {}); // connections cut by the server's shutdown at the end
   if (pgHandle) {
@@ -460,55 +467,92 @@ async function scenarioLoginStorm(admin, users, readPath) {
 }
 
 /** The audit page at 10 thousand rows and at `largeRows`: first page, 200 cursors deep, filtered. */
+/**
+ * The audit page at 10 thousand and at `cfg.largeRows` rows. Each size has a database of its own —
+ * the large one is the run's database, the small one gets a second instance of the service — so
+ * the two are measured in alternating rounds (small, large, large, small…) like the A/B scenarios,
+ * and machine noise hits both alike; the ratio is the median of the per-round ratios.
+ */
 async function scenarioAudit(admin, users) {
   const actorIds = users.map((u) => u.id);
-  const measured = {};
-  for (const size of [cfg.smallRows, cfg.largeRows]) {
-    const t = performance.now();
-    const filters = await seedAudit(db, { rows: size, actorIds, log: (m) => log(m) });
-    log(`seeded ${size} audit rows in ${fmt((performance.now() - t) / 1000, 1)} s`);
-    const token = await login(service.url, admin);
-    const base = '/api/v1/audit/events?limit=50';
-    const deep = await cursorAt(token, base, cfg.deepPages);
-    const queries = {
-      'first page': base,
-      [`page ${cfg.deepPages} (cursor)`]: deep,
-      'actor filter': `${base}&actorUserId=${filters.actorUserId}`,
-      'target filter': `${base}&targetType=${filters.target.targetType}&targetId=${filters.target.targetId}`,
-      'time-window filter': `${base}&from=${encodeURIComponent(filters.window.from)}&to=${encodeURIComponent(filters.window.to)}`,
-    };
-    measured[size] = {};
-    for (const [name, query] of Object.entries(queries)) {
-      const probe = await get(service.url, query, token);
-      if (probe.status !== 200) throw new Error(`audit ${name}: ${probe.status} ${JSON.stringify(probe.body)}`);
-      await runLoad(LOAD, { url: service.url + query, headers: auth(token), connections: 1, duration: 1 }); // warm-up
-      const r = await runLoad(LOAD, { url: service.url + query, headers: auth(token), connections: 1, duration: cfg.auditSeconds });
-      measured[size][name] = { ...r, items: probe.body.items.length };
-      log(`audit ${size} rows, ${name}: p50 ${fmt(r.latency.p50, 2)} ms (${probe.body.items.length} items)`);
+  const now = new Date();
+  smallDbName = `${dbName}_small`;
+  await adminPool.query(`CREATE DATABASE ${smallDbName}`);
+  const smallUrl = withDatabase(serverUrl, smallDbName);
+  smallService = await startService(smallUrl, 'service-small');
+  const smallDb = new pg.Pool({ connectionString: smallUrl, max: 2 });
+  smallDb.on('error', () => {});
+  const stores = [];
+  try {
+    for (const [rows, target, pool] of [
+      [cfg.smallRows, smallService, smallDb],
+      [cfg.largeRows, service, db],
+    ]) {
+      const t = performance.now();
+      const filters = await seedAudit(pool, { rows, actorIds, now, log: (m) => log(m) });
+      log(`seeded ${rows} audit rows in ${fmt((performance.now() - t) / 1000, 1)} s`);
+      const token = await login(target.url, admin);
+      const base = '/api/v1/audit/events?limit=50';
+      const queries = {
+        'first page': base,
+        [`page ${cfg.deepPages} (cursor)`]: await cursorAt(target.url, token, base, cfg.deepPages),
+        'actor filter': `${base}&actorUserId=${filters.actorUserId}`,
+        'target filter': `${base}&targetType=${filters.target.targetType}&targetId=${filters.target.targetId}`,
+        'time-window filter': `${base}&from=${encodeURIComponent(filters.window.from)}&to=${encodeURIComponent(filters.window.to)}`,
+      };
+      const items = {};
+      for (const [name, query] of Object.entries(queries)) {
+        const probe = await get(target.url, query, token);
+        if (probe.status !== 200) throw new Error(`audit ${name}: ${probe.status} ${JSON.stringify(probe.body)}`);
+        items[name] = probe.body.items.length;
+        await runLoad(LOAD, { url: target.url + query, headers: auth(token), connections: 1, duration: 1 }); // warm-up
+      }
+      stores.push({ rows, target, token, queries, items, runs: Object.fromEntries(Object.keys(queries).map((n) => [n, []])) });
     }
+    for (let round = 0; round < cfg.rounds; round++) {
+      for (const name of Object.keys(stores[0].queries)) {
+        for (const store of round % 2 ? [...stores].reverse() : stores) {
+          const r = await runLoad(LOAD, {
+            url: store.target.url + store.queries[name],
+            headers: auth(store.token),
+            connections: 1,
+            duration: cfg.auditSeconds,
+          });
+          store.runs[name].push(r);
+          log(`audit ${store.rows} rows, ${name}, round ${round + 1}: p50 ${fmt(r.latency.p50, 2)} ms`);
+        }
+      }
+    }
+  } finally {
+    await smallDb.end().catch(() => {});
+    await stop(smallService.child);
+    smallService = undefined;
   }
-  const small = measured[cfg.smallRows];
-  const large = measured[cfg.largeRows];
+  const [small, large] = stores;
   const largeLabel = cfg.largeRows >= 1_000_000 ? `${cfg.largeRows / 1_000_000}M` : `${cfg.largeRows / 1000}k`;
   const label = 'Audit page `GET /api/v1/audit/events?limit=50`, 1 connection';
-  for (const name of Object.keys(small)) {
-    const ratio = large[name].latency.p50 / small[name].latency.p50;
+  const p50 = (runs) => median(runs.map((r) => r.latency.p50));
+  const p99 = (runs) => median(runs.map((r) => r.latency.p99));
+  const rows = [];
+  for (const name of Object.keys(small.queries)) {
+    const ratios = small.runs[name].map((r, i) => large.runs[name][i].latency.p50 / r.latency.p50);
+    const ratio = median(ratios);
     check(
       label,
       `${name}: p50 at ${largeLabel} ÷ p50 at 10k rows`,
-      `${fmt(ratio, 2)}× (${fmt(large[name].latency.p50, 2)} vs ${fmt(small[name].latency.p50, 2)} ms)`,
+      `${fmt(ratio, 2)}× (${fmt(p50(large.runs[name]), 2)} vs ${fmt(p50(small.runs[name]), 2)} ms)`,
       '≤ 1.3×',
       ratio <= 1.3,
     );
+    rows.push(
+      `| ${name} | ${fmt(p50(small.runs[name]), 2)} / ${fmt(p99(small.runs[name]), 2)}, ${small.items[name]} | ` +
+        `${fmt(p50(large.runs[name]), 2)} / ${fmt(p99(large.runs[name]), 2)}, ${large.items[name]} | ${ratios.map((x) => fmt(x, 2)).join(', ')} |`,
+    );
   }
   details.push(
-    `**${label}**:\n\n| Query | 10k rows: p50 / p99 (ms), items | ${largeLabel} rows: p50 / p99 (ms), items |\n|---|---|---|\n` +
-      Object.keys(small)
-        .map(
-          (name) =>
-            `| ${name} | ${fmt(small[name].latency.p50, 2)} / ${fmt(small[name].latency.p99, 2)}, ${small[name].items} | ${fmt(large[name].latency.p50, 2)} / ${fmt(large[name].latency.p99, 2)}, ${large[name].items} |`,
-        )
-        .join('\n'),
+    `**${label}** (${cfg.rounds} alternating rounds of ${cfg.auditSeconds} s per query and size; medians; the 10k store is served by a second instance of the service on a database of its own):\n\n` +
+      `| Query | 10k rows: p50 / p99 (ms), items | ${largeLabel} rows: p50 / p99 (ms), items | per-round ratios of p50 |\n|---|---|---|---|\n` +
+      rows.join('\n'),
   );
 }
 
@@ -520,10 +564,10 @@ function cpuCheck(label, ab) {
 }
 
 /** The query of page `pages` (following nextCursor pages − 1 times). */
-async function cursorAt(token, base, pages) {
+async function cursorAt(url, token, base, pages) {
   let query = base;
   for (let page = 1; page < pages; page++) {
-    const res = await get(service.url, query, token);
+    const res = await get(url, query, token);
     if (res.status !== 200 || !res.body.nextCursor) throw new Error(`audit cursor walk stopped at page ${page}: ${res.status}`);
     query = `${base}&cursor=${encodeURIComponent(res.body.nextCursor)}`;
   }
@@ -610,13 +654,13 @@ function serviceEnv(extra) {
   };
 }
 
-async function startService(dbUrl) {
+async function startService(dbUrl, name = 'service') {
   const port = await freePort();
   const child = startNode(MAIN, {
-    nodeArgs: [...SERVICE_FLAGS, ...nodeArgs('service')],
+    nodeArgs: [...SERVICE_FLAGS, ...nodeArgs(name)],
     env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), DATA_DIR: path.join(DATA, 'service') }),
     cwd: ROOT,
-    logFile: path.join(DATA, 'service.log'),
+    logFile: path.join(DATA, `${name}.log`),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });

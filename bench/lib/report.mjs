@@ -19,7 +19,7 @@ export function renderReport({ rows, details, facts, cfg, quick, command, servic
       `other users' processes took ${Number.isFinite(facts.othersCpu?.seconds) ? `${Math.max(0, facts.othersCpu.seconds).toFixed(0)} CPU-seconds (${(Math.max(0, facts.othersCpu.share) * 100).toFixed(0)} % of the machine)` : 'an unknown share of the CPU'} during the run; ` +
       'service, baseline, PostgreSQL and the load generators share the same cores.',
     `- Settings: ${cfg.rounds} alternating rounds (service, baseline) of ${cfg.seconds} s per hot scenario after a ${cfg.warmup} s warm-up each; ` +
-      `audit pages ${cfg.auditSeconds} s each at ${cfg.smallRows.toLocaleString('en-US')} and ${cfg.largeRows.toLocaleString('en-US')} rows; bcrypt cost ${cfg.bcryptRounds}; ` +
+      `audit pages ${cfg.auditSeconds} s per query at ${cfg.smallRows.toLocaleString('en-US')} and at ${cfg.largeRows.toLocaleString('en-US')} rows in ${cfg.rounds} alternating rounds; bcrypt cost ${cfg.bcryptRounds}; ` +
       'latencies are exact percentiles of the successful answers, measured by the load process.',
     '',
     '| Scenario | Measure | Measured | Target | Result |',

@@ -234,6 +234,26 @@ describe('GET /api/v1/audit/events', () => {
       expect([...walked.ids].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
     });
 
+    it('walks across a month boundary (the cursor month is read first, then what is older) seeing each event once', async () => {
+      const now = new Date();
+      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      const at = (offsetMs: number, us = '000') => `${new Date(monthStart.getTime() + offsetMs).toISOString().slice(0, 23)}${us}Z`;
+      const instants = [at(5000), at(1000), at(0), at(0), at(0, '001'), at(-1, '999'), at(-1000), at(-1000), at(-86_400_000)];
+      for (const [i, occurredAt] of instants.entries())
+        await insertEvent(t, { occurredAt, actorUserId: 1 + (i % 2), targetType: 'month_edge', targetId: String(i % 3) });
+      const expected = await expectedIds('target_type = $1', ['month_edge']);
+      expect(expected).toHaveLength(instants.length);
+      for (const limit of [1, 2, 3, 4, 8]) expect((await walk({ targetType: 'month_edge', limit })).ids).toEqual(expected);
+      const byActor = await walk({ targetType: 'month_edge', actorUserId: 2, limit: 2 });
+      expect(byActor.ids).toEqual(await expectedIds('target_type = $1 AND actor_user_id = $2', ['month_edge', 2]));
+      // bounds on either side of the month's start
+      const from = at(-1000);
+      const to = at(1000);
+      const bounded = await walk({ targetType: 'month_edge', from, to, limit: 2 });
+      expect(bounded.ids).toEqual(await expectedIds('target_type = $1 AND occurred_at >= $2 AND occurred_at <= $3', ['month_edge', from, to]));
+      expect(bounded.ids).toHaveLength(7);
+    });
+
     it.each([['garbage'], ['a.b'], ['...'], ['eyJ0IjoiMjAyNS0wMS0wMVQwMDowMDowMFoiLCJpZCI6IjEifQ'], ['%%%'], ['x'.repeat(2000)]])(
       'ignores a malformed cursor %#, starting from the top',
       async (cursor) => {
