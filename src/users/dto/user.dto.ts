@@ -15,25 +15,8 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
 // Emails need no TLD: back-office users live on intranet domains too (the bootstrap admin is admin@localhost).
 const ROL = { example: 'supervisor', pattern: ROLE_CODE_PATTERN.source, description: 'Code of an existing active role (else 400).' };
 
-export class CreateUserDto {
-  @ApiProperty({
-    example: 'juan.perez',
-    pattern: USERNAME_PATTERN.source,
-    description: '3..50 characters of [A-Za-z0-9._-]; unique, case-sensitive (409 `duplicado`); immutable.',
-  })
-  @IsString()
-  @Matches(USERNAME_PATTERN, { message: 'username debe tener de 3 a 50 caracteres de [A-Za-z0-9._-]' })
-  username: string;
-
-  @ApiProperty({
-    example: 'Cambiar-esta-clave-1',
-    format: 'password',
-    description:
-      'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
-  })
-  @IsString()
-  password: string;
-
+/** The editable fields of a user, shared by create and update. */
+export class UserProfileDto {
   @ApiProperty({ example: 'Juan', maxLength: 100 })
   @Trim()
   @IsString()
@@ -62,35 +45,28 @@ export class CreateUserDto {
   rol: string;
 }
 
+export class CreateUserDto extends UserProfileDto {
+  @ApiProperty({
+    example: 'juan.perez',
+    pattern: USERNAME_PATTERN.source,
+    description: '3..50 characters of [A-Za-z0-9._-]; unique, case-sensitive (409 `duplicado`); immutable.',
+  })
+  @IsString()
+  @Matches(USERNAME_PATTERN, { message: 'username debe tener de 3 a 50 caracteres de [A-Za-z0-9._-]' })
+  username: string;
+
+  @ApiProperty({
+    example: 'Cambiar-esta-clave-1',
+    format: 'password',
+    description:
+      'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
+  })
+  @IsString()
+  password: string;
+}
+
 /** PUT replaces the editable fields; `username` is immutable (400 `campo_inmutable`). */
-export class UpdateUserDto {
-  @ApiProperty({ example: 'Juan', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  nombre: string;
-
-  @ApiProperty({ example: 'Pérez', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  apellido: string;
-
-  @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })
-  @Trim()
-  @IsString()
-  @MaxLength(254)
-  @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
-  email: string;
-
-  @ApiProperty(ROL)
-  @IsString()
-  @MaxLength(ROLE_CODE_MAX_LENGTH)
-  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
-  rol: string;
-
+export class UpdateUserDto extends UserProfileDto {
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
   username?: unknown;
