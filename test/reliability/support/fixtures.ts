@@ -1,32 +1,9 @@
 import type { HttpResult, TestApp } from '../../support/test-app.js';
+import { PROVINCIAS as PROVINCIA_LIST } from '../../../src/fiscal/provincias.js';
 import { uid } from './reliability-app.js';
 
-export const PROVINCIAS = [
-  'BUENOS_AIRES',
-  'CABA',
-  'CATAMARCA',
-  'CHACO',
-  'CHUBUT',
-  'CORDOBA',
-  'CORRIENTES',
-  'ENTRE_RIOS',
-  'FORMOSA',
-  'JUJUY',
-  'LA_PAMPA',
-  'LA_RIOJA',
-  'MENDOZA',
-  'MISIONES',
-  'NEUQUEN',
-  'RIO_NEGRO',
-  'SALTA',
-  'SAN_JUAN',
-  'SAN_LUIS',
-  'SANTA_CRUZ',
-  'SANTA_FE',
-  'SANTIAGO_DEL_ESTERO',
-  'TIERRA_DEL_FUEGO',
-  'TUCUMAN',
-] as const;
+/** The jurisdiction codes, as the service lists them (fixtures need valid values, not a restated contract). */
+export const PROVINCIAS = PROVINCIA_LIST.map((p) => p.codigo);
 
 /** Today in America/Argentina/Buenos_Aires, `yyyy-MM-dd`, shifted by `days`. */
 export function argentinaDate(days = 0): string {
