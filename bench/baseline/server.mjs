@@ -40,9 +40,10 @@ const pool = new pg.Pool({
 // The exact statement the service sends for EffectivePermissionsService.resolve (src/auth/effective-permissions.service.ts),
 // as PostgreSQL logs it (log_statement = all).
 const PERMISSIONS_SQL =
-  'SELECT "u"."username" AS username, "u"."activo" AS activo, "u"."permission_overrides" AS overrides, "r"."codigo" AS rol, "r"."activo" AS rol_activo, ' +
-  '"p"."codigo" AS permiso FROM "users" "u" INNER JOIN "roles" "r" ON "r"."id" = "u"."role_id"  LEFT JOIN "role_permissions" "rp" ON "rp"."role_id" = "r"."id" ' +
-  'AND "r"."activo" = $1  LEFT JOIN "permissions" "p" ON "p"."id" = "rp"."permission_id" WHERE "u"."id" = $2';
+  'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
+  'p.codigo AS permiso FROM users u INNER JOIN roles r ON r.id = u.role_id ' +
+  'LEFT JOIN role_permissions rp ON rp.role_id = r.id AND r.activo = $1 ' +
+  'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = $2';
 
 const jwks = await (await globalThis.fetch(env.JWKS_URL)).json();
 const jwk = jwks.keys[0];

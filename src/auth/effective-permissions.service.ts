@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { PreparedStatement } from '../database/prepared-statement.js';
 import type { PermissionOverrides } from '../users/user.entity.js';
 
 export interface UserAccess {
@@ -36,8 +37,16 @@ interface PermissionRow {
   permiso: string | null;
 }
 
-/** A value no user id takes: marks the user id's place in the statement's parameter list. */
-const USER_ID_SLOT = Number.MIN_SAFE_INTEGER;
+/**
+ * Every guarded request resolves permissions: one statement, prepared once (BENCHMARKS.md — building
+ * it through the query builder on every request was a measurable share of a guarded read).
+ */
+const PERMISSIONS = new PreparedStatement<PermissionRow>(
+  'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
+    'p.codigo AS permiso FROM users u INNER JOIN roles r ON r.id = u.role_id ' +
+    'LEFT JOIN role_permissions rp ON rp.role_id = r.id AND r.activo = :active ' +
+    'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = :userId',
+);
 
 /**
  * Resolves a user's effective permissions from the store in one query (SEED 5.2): permissions are
@@ -45,21 +54,10 @@ const USER_ID_SLOT = Number.MIN_SAFE_INTEGER;
  */
 @Injectable()
 export class EffectivePermissionsService {
-  /**
-   * The statement, written once by the query builder (so each engine gets its own quoting and
-   * placeholders) and reused: every guarded request resolves permissions, and building the
-   * statement anew each time was a measurable share of a guarded read (BENCHMARKS.md).
-   */
-  private statement?: { sql: string; parameters: unknown[]; userIdAt: number };
-
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async resolve(userId: number): Promise<UserAccess | undefined> {
-    const { sql, parameters, userIdAt } = this.permissionsStatement();
-    const rows: PermissionRow[] = await this.dataSource.query(
-      sql,
-      parameters.map((value, i) => (i === userIdAt ? userId : value)),
-    );
+    const rows = await PERMISSIONS.run(this.dataSource, { active: true, userId });
     const first = rows[0];
     if (!first) return undefined;
     const overrides = parseOverrides(first.overrides);
@@ -78,30 +76,5 @@ export class EffectivePermissionsService {
       denied: overrides.denied,
       efectivos: effectivePermissions(rolPermisos, overrides),
     };
-  }
-
-  private permissionsStatement(): { sql: string; parameters: unknown[]; userIdAt: number } {
-    if (!this.statement) {
-      const [sql, parameters] = this.dataSource
-        .createQueryBuilder()
-        .select([
-          'u.username AS username',
-          'u.activo AS activo',
-          'u.permission_overrides AS overrides',
-          'r.codigo AS rol',
-          'r.activo AS rol_activo',
-          'p.codigo AS permiso',
-        ])
-        .from('users', 'u')
-        .innerJoin('roles', 'r', 'r.id = u.role_id')
-        .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id AND r.activo = :active', { active: true })
-        .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
-        .where('u.id = :userId', { userId: USER_ID_SLOT })
-        .getQueryAndParameters();
-      const userIdAt = parameters.indexOf(USER_ID_SLOT);
-      if (userIdAt < 0) throw new Error('effective permissions: the statement has no user id parameter');
-      this.statement = { sql, parameters, userIdAt };
-    }
-    return this.statement;
   }
 }
