@@ -9,6 +9,7 @@ import { PreparedStatement } from '../database/prepared-statement.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 const COLUMNS = ['id', 'codigo', 'nombre', 'activo', 'created_at', 'updated_at'] as const;
 
@@ -21,7 +22,7 @@ interface MedioRow {
   updated_at: Date;
 }
 
-const toEntity = (r: MedioRow): MedioEntity => ({
+const toEntity = (r: MedioRow): Omit<MedioEntity, 'version'> => ({
   id: Number(r.id),
   codigo: r.codigo,
   nombre: r.nombre,
@@ -42,6 +43,7 @@ export class MediosService {
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -75,7 +77,7 @@ export class MediosService {
   async update(id: number, dto: UpdateMedioDto): Promise<MedioDto> {
     const medio = await this.lock(id, 'pessimistic_write');
     const now = this.clock.now();
-    await this.txHost.tx.update(MedioEntity, { id }, { nombre: dto.nombre, updatedAt: now });
+    await this.versions.update(MedioEntity, { id }, { nombre: dto.nombre, updatedAt: now });
     await this.audit.record('medio.update', 'medio', id, { before: { nombre: medio.nombre }, after: { nombre: dto.nombre } });
     return MedioDto.of({ ...medio, nombre: dto.nombre, updatedAt: now });
   }
@@ -108,12 +110,12 @@ export class MediosService {
     const medio = await this.lock(id, 'pessimistic_write');
     if (medio.activo === activo) return MedioDto.of(medio);
     const now = this.clock.now();
-    await this.txHost.tx.update(MedioEntity, { id }, { activo, updatedAt: now });
+    await this.versions.update(MedioEntity, { id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'medio.reactivate' : 'medio.deactivate', 'medio', id, { before: { activo: medio.activo }, after: { activo } });
     return MedioDto.of({ ...medio, activo, updatedAt: now });
   }
 
-  private async find(id: number): Promise<MedioEntity> {
+  private async find(id: number): Promise<Omit<MedioEntity, 'version'>> {
     const row = await this.byId.one(this.txHost.tx, { id });
     if (!row) throw new NotFoundError('Medio', id);
     return toEntity(row);
