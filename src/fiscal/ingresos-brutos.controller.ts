@@ -17,7 +17,6 @@ const BAD_ALICUOTA: [number, string] = [
 ];
 const ACTIVE_CLASH: [number, string] = [409, 'Another entry of the provincia is active (`duplicado`).'];
 
-
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const INGRESOS_BRUTOS = byId('ingresos_brutos', IngresosBrutosService, (s, id) => s.get(id));
 @ApiTags('fiscal')
@@ -27,7 +26,7 @@ export class IngresosBrutosController {
   constructor(private readonly ingresos: IngresosBrutosService) {}
 
   @Post()
-  @Versioned()
+  @Versioned(INGRESOS_BRUTOS)
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
     summary: 'Create an ingresos brutos entry',
@@ -51,7 +50,7 @@ export class IngresosBrutosController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(INGRESOS_BRUTOS)
   @ApiOperation({ summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
   @ApiOkResponse({ type: IngresosBrutosDto })
   @ApiFiscalErrors(400, 401, 403, 404)
@@ -60,7 +59,7 @@ export class IngresosBrutosController {
   }
 
   @Put(':id')
-  @Versioned(INGRESOS_BRUTOS)
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
     summary: 'Update an ingresos brutos entry',
@@ -74,7 +73,7 @@ export class IngresosBrutosController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(INGRESOS_BRUTOS)
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate an ingresos brutos entry',
@@ -87,7 +86,7 @@ export class IngresosBrutosController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(INGRESOS_BRUTOS)
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate an ingresos brutos entry',

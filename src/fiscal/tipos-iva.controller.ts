@@ -16,7 +16,6 @@ const BAD_PORCENTAJE: [number, string] = [
   '`validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`).',
 ];
 
-
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const TIPO_IVA = byId('tipos_iva', TiposIvaService, (s, id) => s.get(id));
 @ApiTags('fiscal')
@@ -26,7 +25,7 @@ export class TiposIvaController {
   constructor(private readonly tipos: TiposIvaService) {}
 
   @Post()
-  @Versioned()
+  @Versioned(TIPO_IVA)
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
     summary: 'Create a tipo de IVA',
@@ -50,7 +49,7 @@ export class TiposIvaController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(TIPO_IVA)
   @ApiOperation({ summary: 'Get a tipo de IVA', description: 'One tipo de IVA, active or not.' })
   @ApiOkResponse({ type: TipoIvaDto })
   @ApiFiscalErrors(400, 401, 403, 404)
@@ -59,7 +58,7 @@ export class TiposIvaController {
   }
 
   @Put(':id')
-  @Versioned(TIPO_IVA)
+  @Versioned(TIPO_IVA, 'change')
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
     summary: 'Update a tipo de IVA',
@@ -72,7 +71,7 @@ export class TiposIvaController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(TIPO_IVA)
+  @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a tipo de IVA',
@@ -85,7 +84,7 @@ export class TiposIvaController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(TIPO_IVA)
+  @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a tipo de IVA',

@@ -10,7 +10,6 @@ import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
 
-
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const MEDIO = byId('medios', MediosService, (s, id) => s.get(id));
 @ApiTags('medios')
@@ -20,7 +19,7 @@ export class MediosController {
   constructor(private readonly medios: MediosService) {}
 
   @Post()
-  @Versioned()
+  @Versioned(MEDIO)
   @ApiOperation({
     summary: 'Create a medio',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
@@ -42,7 +41,7 @@ export class MediosController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(MEDIO)
   @ApiOperation({ summary: 'Get a medio', description: 'One medio, active or not.' })
   @ApiOkResponse({ type: MedioDto })
   @ApiErrors(400, 401, 403, 404)
@@ -51,7 +50,7 @@ export class MediosController {
   }
 
   @Put(':id')
-  @Versioned(MEDIO)
+  @Versioned(MEDIO, 'change')
   @ApiOperation({
     summary: 'Update a medio',
     description: 'Replaces `nombre`. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `medio.update`.',
@@ -63,7 +62,7 @@ export class MediosController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(MEDIO)
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a medio',
@@ -76,7 +75,7 @@ export class MediosController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(MEDIO)
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a medio',

@@ -11,7 +11,6 @@ import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const MEDIO_INACTIVO: [number, string] = [409, 'The parent medio is inactive (`medio_inactivo`).'];
 
-
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const SECCION = byId('secciones', SeccionesService, (s, id) => s.get(id));
 @ApiTags('secciones')
@@ -21,7 +20,7 @@ export class SeccionesController {
   constructor(private readonly secciones: SeccionesService) {}
 
   @Post()
-  @Versioned()
+  @Versioned(SECCION)
   @ApiOperation({
     summary: 'Create a seccion',
     description:
@@ -50,7 +49,7 @@ export class SeccionesController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(SECCION)
   @ApiOperation({ summary: 'Get a seccion', description: 'One seccion, active or not.' })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors(400, 401, 403, 404)
@@ -59,7 +58,7 @@ export class SeccionesController {
   }
 
   @Put(':id')
-  @Versioned(SECCION)
+  @Versioned(SECCION, 'change')
   @ApiOperation({
     summary: 'Update a seccion',
     description:
@@ -72,7 +71,7 @@ export class SeccionesController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(SECCION)
+  @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a seccion',
@@ -86,7 +85,7 @@ export class SeccionesController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(SECCION)
+  @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a seccion',

@@ -12,7 +12,6 @@ import { type VersionedResource, Versioned } from '../common/versioning/versione
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
 
-
 const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>): VersionedResource<RolesService, string> => ({
   table: 'roles',
   column: 'codigo',
@@ -40,7 +39,7 @@ export class RolesController {
   }
 
   @Post()
-  @Versioned()
+  @Versioned(ROLE)
   @ApiOperation({
     summary: 'Create a role',
     description:
@@ -55,7 +54,7 @@ export class RolesController {
   }
 
   @Get(':codigo')
-  @Versioned()
+  @Versioned(ROLE)
   @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
@@ -64,7 +63,7 @@ export class RolesController {
   }
 
   @Put(':codigo')
-  @Versioned(ROLE)
+  @Versioned(ROLE, 'change')
   @ApiOperation({
     summary: 'Update a role',
     description:
@@ -77,7 +76,7 @@ export class RolesController {
   }
 
   @Delete(':codigo')
-  @Versioned(ROLE)
+  @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Deactivate a role (soft delete)',
@@ -94,7 +93,7 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
-  @Versioned(ROLE)
+  @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a role',
@@ -107,7 +106,7 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
-  @Versioned()
+  @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
     summary: "A role's permissions",
@@ -122,7 +121,7 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
-  @Versioned(ROLE_PERMISOS)
+  @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
     summary: "Replace a role's permissions",
     description:

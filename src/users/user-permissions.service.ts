@@ -32,7 +32,7 @@ export class UserPermissionsService {
 
   /** The view as the guard resolves it on every request. */
   async view(userId: number): Promise<UserPermissionsDto> {
-    const access = await this.access.resolve(userId);
+    const access = await this.access.resolve(userId, this.txHost.tx);
     if (!access) throw new DomainError('no_encontrado', `El usuario ${userId} no existe`);
     const { username, rol, rolPermisos, granted, denied, efectivos } = access;
     return { userId, username, rol, rolPermisos, granted, denied, efectivos };

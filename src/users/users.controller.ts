@@ -23,7 +23,6 @@ const ANTI_LOCKOUT =
   'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
-
 /** If-Match of a user's changes: the user's row version; the representation of GET /users/{id}. */
 const USER = byId('users', UsersService, (s, id) => s.get(id));
 /** The overrides live in the user's row, so its version stands for them; the representation of GET /users/{id}/permisos. */
@@ -72,7 +71,7 @@ export class UsersController {
   }
 
   @Post()
-  @Versioned()
+  @Versioned(USER)
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Create a user',
@@ -94,7 +93,7 @@ export class UsersController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
@@ -105,7 +104,7 @@ export class UsersController {
   }
 
   @Put(':id')
-  @Versioned(USER)
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Update a user',
@@ -126,7 +125,7 @@ export class UsersController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(USER)
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -142,7 +141,7 @@ export class UsersController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(USER)
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -171,7 +170,7 @@ export class UsersController {
   }
 
   @Get(':id/permisos')
-  @Versioned()
+  @Versioned(USER_PERMISOS)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
@@ -185,7 +184,7 @@ export class UsersController {
   }
 
   @Put(':id/permisos/overrides')
-  @Versioned(USER_PERMISOS)
+  @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: "Replace a user's permission overrides",

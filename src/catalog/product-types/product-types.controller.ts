@@ -33,7 +33,7 @@ export class ProductTypesController {
   }
 
   @Get('product-types/:id')
-  @Versioned()
+  @Versioned(PRODUCT_TYPE)
   @Authenticated()
   @ApiOperation({ summary: 'Get a product type', description: 'One product type, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductTypeDto })
@@ -43,7 +43,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types')
-  @Versioned()
+  @Versioned(PRODUCT_TYPE)
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     summary: 'Create a product type',
@@ -58,7 +58,7 @@ export class ProductTypesController {
   }
 
   @Put('admin/product-types/:id')
-  @Versioned(PRODUCT_TYPE)
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     summary: 'Update a product type',
@@ -75,7 +75,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/deactivate')
-  @Versioned(PRODUCT_TYPE)
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
@@ -90,7 +90,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/reactivate')
-  @Versioned(PRODUCT_TYPE)
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({

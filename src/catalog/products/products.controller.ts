@@ -33,7 +33,7 @@ export class ProductsController {
   }
 
   @Get('products/:id')
-  @Versioned()
+  @Versioned(PRODUCT)
   @Authenticated()
   @ApiOperation({ summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductDto })
@@ -43,7 +43,7 @@ export class ProductsController {
   }
 
   @Post('admin/products')
-  @Versioned()
+  @Versioned(PRODUCT)
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
     summary: 'Create a product',
@@ -65,7 +65,7 @@ export class ProductsController {
   }
 
   @Put('admin/products/:id')
-  @Versioned(PRODUCT)
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
     summary: 'Update a product',
@@ -85,7 +85,7 @@ export class ProductsController {
   }
 
   @Post('admin/products/:id/deactivate')
-  @Versioned(PRODUCT)
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
@@ -99,7 +99,7 @@ export class ProductsController {
   }
 
   @Post('admin/products/:id/reactivate')
-  @Versioned(PRODUCT)
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({

@@ -9,7 +9,6 @@ import { CreateRubroDto, MoveRubroDto, RubroDto, RubroTreeNodeDto, RubroTreeQuer
 import { RubrosService } from './rubros.service.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
-
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const RUBRO = byId('rubros', RubrosService, (s, id) => s.get(id));
 @ApiTags('rubros')
@@ -31,7 +30,7 @@ export class RubrosController {
   }
 
   @Get(':id')
-  @Versioned()
+  @Versioned(RUBRO)
   @ApiOperation({ summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
   @ApiOkResponse({ type: RubroDto })
   @ApiErrors(400, 401, 403, 404)
@@ -40,7 +39,7 @@ export class RubrosController {
   }
 
   @Post()
-  @Versioned()
+  @Versioned(RUBRO)
   @ApiOperation({
     summary: 'Create a rubro',
     description:
@@ -61,7 +60,7 @@ export class RubrosController {
   }
 
   @Put(':id')
-  @Versioned(RUBRO)
+  @Versioned(RUBRO, 'change')
   @ApiOperation({
     summary: 'Rename a rubro',
     description:
@@ -74,7 +73,7 @@ export class RubrosController {
   }
 
   @Post(':id/move')
-  @Versioned(RUBRO)
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Move a rubro',
@@ -94,7 +93,7 @@ export class RubrosController {
   }
 
   @Post(':id/deactivate')
-  @Versioned(RUBRO)
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a rubro',
@@ -108,7 +107,7 @@ export class RubrosController {
   }
 
   @Post(':id/reactivate')
-  @Versioned(RUBRO)
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a rubro',

@@ -91,7 +91,8 @@ function documentVersioning(doc: OpenAPIObject): OpenAPIObject {
         },
       ];
       const template = op.responses?.['404'];
-      const description = 'The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again.';
+      const description =
+        'The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again.';
       const content = Object.fromEntries(
         Object.entries(template?.content ?? {}).map(([type, media]) => [type, { ...media, example: versionConflictExample(media.example) }]),
       );

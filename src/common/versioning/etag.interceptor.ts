@@ -19,20 +19,20 @@ export class VersionConflictError extends DomainError {
 
 /**
  * The one implementation of ETag / If-Match, for every route marked `@Versioned` (see
- * versioned.decorator.ts). Runs inside the request's transaction (it is registered after
- * RequestTransactionInterceptor).
+ * versioned.decorator.ts). Registered after RequestTransactionInterceptor, so on a change it
+ * reads inside the request's transaction.
  *
  * Before a change that carries `If-Match`: reads the row's `version` first and then the current
- * representation (the same read the GET answers); a tag that is not the digest of that
- * representation is 412 before the handler runs, so nothing changes and nothing is audited.
- * A match records the version in the request context; the change's UPDATE compares it in its
- * WHERE (VersionedWrites), so a change committed in between — two requests holding the same
- * ETag — makes the later UPDATE match no row: 412 and the transaction rolls back. Reading the
- * version before the representation keeps that sound: a representation newer than the version
- * read can only make the UPDATE fail, never let a stale tag through.
+ * representation (the same read the GET answers); a tag other than theirs is 412 before the
+ * handler runs, so nothing changes and nothing is audited. A match records the version in the
+ * request context, and the change's UPDATE compares it in its WHERE (VersionedWrites): a change
+ * committed in between — another request holding the same ETag — makes that UPDATE match no
+ * row, 412, and the transaction rolls back. Reading the version before the representation keeps
+ * this sound: a representation newer than the version read yields a tag nobody holds.
  *
- * After the handler: the answer's `ETag` is the digest of its body (a bodiless answer, such as a
- * role's DELETE, gets the digest of the resource as the GET would now answer it).
+ * After the handler: the answer's `ETag` is computed from its body and the row's version as the
+ * request now sees it (a bodiless answer, a role's DELETE, gets the tag of the resource as its GET
+ * would answer it).
  */
 @Injectable()
 export class ETagInterceptor implements NestInterceptor {
@@ -49,15 +49,21 @@ export class ETagInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const resource = meta.resource;
-    const key = resource ? resource.parse(String((request.params as Record<string, string>)[resource.param] ?? '')) : undefined;
+    const { resource } = meta;
+    const raw = (request.params as Record<string, string | undefined>)[resource.param];
+    // a create has no key in its path: its answer names the new row
+    const pathKey = raw === undefined ? undefined : resource.parse(raw);
 
-    return from(resource && key !== undefined ? this.checkPrecondition(resource, key, request) : Promise.resolve()).pipe(
+    const before = meta.kind === 'change' && pathKey !== undefined ? this.checkPrecondition(resource, pathKey, request) : Promise.resolve();
+    return from(before).pipe(
       switchMap(() => next.handle()),
       mergeMap(async (body: unknown) => {
-        if (reply.statusCode >= 300) return body;
-        if (body !== null && typeof body === 'object') reply.header('etag', etagOf(body));
-        else if (body === undefined && resource && key !== undefined) reply.header('etag', etagOf(await this.read(resource, key)));
+        if (reply.statusCode >= 300 && reply.statusCode !== 304) return body;
+        const key = pathKey ?? (body as Record<string, unknown> | undefined)?.[resource.column];
+        if (key === undefined) return body;
+        const representation = body ?? (await this.read(resource, key));
+        const version = await this.version(resource, key);
+        if (version !== undefined) reply.header('etag', etagOf(version, representation));
         return body;
       }),
     );
@@ -66,19 +72,22 @@ export class ETagInterceptor implements NestInterceptor {
   private async checkPrecondition(resource: VersionedResource, key: unknown, request: FastifyRequest): Promise<void> {
     const ifMatch = parseIfMatch(request.headers['if-match']);
     if (!ifMatch) return;
+    const version = await this.version(resource, key);
+    // a missing resource is the handler's 404; `*` asks only that it exist
+    if (version === undefined || ifMatch.any) return;
+    const current = etagOf(version, await this.read(resource, key));
+    if (!ifMatch.tags.includes(current)) throw new VersionConflictError();
+    this.cls.set('ifMatchVersion', { table: resource.table, version });
+  }
+
+  private async version(resource: VersionedResource, key: unknown): Promise<number | undefined> {
     const row = await this.txHost.tx
       .createQueryBuilder()
       .select('t.version', 'version')
       .from(resource.table, 't')
       .where(`t.${resource.column} = :key`, { key })
       .getRawOne<{ version: number | string }>();
-    // a missing resource is the handler's 404
-    if (!row) return;
-    // `*` asks only that the resource exist
-    if (ifMatch.any) return;
-    const current = etagOf(await this.read(resource, key));
-    if (!ifMatch.tags.includes(current)) throw new VersionConflictError();
-    this.cls.set('ifMatchVersion', { table: resource.table, version: Number(row.version) });
+    return row ? Number(row.version) : undefined;
   }
 
   private read(resource: VersionedResource, key: unknown): Promise<object> {

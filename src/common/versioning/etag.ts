@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The strong entity tag of a representation: a digest of the JSON the client receives, so it
- * changes whenever anything in the answer changes — derived values included (a rubro's `nivel`
- * after an ancestor moves, a user's effective permissions after its role's set changes) — and two
- * byte-identical representations share it.
+ * The strong entity tag of a resource's representation: a digest of its row version and of the
+ * JSON the client receives. The version makes every committed change a new tag (even one that
+ * leaves the JSON as it was), so two changes based on one read can never both pass If-Match; the
+ * JSON makes derived values count too (a rubro's `nivel` after an ancestor moves, a user's
+ * effective permissions after its role's set changes).
  */
-export function etagOf(representation: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(representation)).digest('base64url').slice(0, 27)}"`;
+export function etagOf(version: number, representation: unknown): string {
+  const digest = createHash('sha256')
+    .update(`${version}:${JSON.stringify(representation)}`)
+    .digest('base64url');
+  return `"${digest.slice(0, 27)}"`;
 }
 
 /** What an `If-Match` header asks for: any existing representation, or one of these tags. */

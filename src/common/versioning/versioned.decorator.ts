@@ -32,24 +32,23 @@ export const VERSIONED = 'versioned';
 export const VERSIONED_EXTENSION = 'x-versioned';
 
 export interface VersionedMetadata {
-  resource?: VersionedResource;
+  resource: VersionedResource;
+  kind: 'read' | 'change';
 }
 
 /**
- * Lost-update protection of a route, one decorator for the behaviour and its documentation:
- * - on a single-resource read or a create (`@Versioned()`): the answer carries the strong `ETag`
- *   of its body;
- * - on a change of an existing resource (`@Versioned(RESOURCE)`): `If-Match` is checked against
- *   the current representation before the handler runs (412 `version_obsoleta` on a mismatch,
- *   nothing changed), the row version it matched is compared again in the change's UPDATE
+ * Lost-update protection of a route of `resource`, one decorator for the behaviour and its
+ * documentation (the interceptor is common/versioning/etag.interceptor.ts):
+ * - on a single-resource read or a create (`@Versioned(R)`): the answer carries the strong `ETag`
+ *   of its body and row version;
+ * - on a change of an existing resource (`@Versioned(R, 'change')`): `If-Match` is checked against
+ *   the current ETag before the handler runs (412 `version_obsoleta` on a mismatch, nothing
+ *   changed), the row version it matched is compared again in the change's UPDATE
  *   (VersionedWrites), and the answer carries the new `ETag`.
  * The document declares the `ETag` response header, the `If-Match` parameter and the 412 answer.
  */
-export function Versioned(resource?: VersionedResource): MethodDecorator {
-  return applyDecorators(
-    SetMetadata(VERSIONED, { resource } satisfies VersionedMetadata),
-    ApiExtension(VERSIONED_EXTENSION, resource ? 'change' : 'read'),
-  );
+export function Versioned(resource: VersionedResource, kind: 'read' | 'change' = 'read'): MethodDecorator {
+  return applyDecorators(SetMetadata(VERSIONED, { resource, kind } satisfies VersionedMetadata), ApiExtension(VERSIONED_EXTENSION, kind));
 }
 
 /** A resource addressed by a numeric `{id}` whose row lives in `table`. */

@@ -28,7 +28,7 @@ export class PuntosDeVentaController {
   constructor(private readonly puntos: PuntosDeVentaService) {}
 
   @Post('puntos-de-venta')
-  @Versioned()
+  @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({
     summary: 'Create a point of sale',
     description:
@@ -69,7 +69,7 @@ export class PuntosDeVentaController {
   }
 
   @Get('puntos-de-venta/:id')
-  @Versioned()
+  @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({ summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors(400, 401, 403, 404)
@@ -78,7 +78,7 @@ export class PuntosDeVentaController {
   }
 
   @Put('puntos-de-venta/:id')
-  @Versioned(PUNTO_DE_VENTA)
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @ApiOperation({
     summary: 'Update a point of sale',
     description:
@@ -94,7 +94,7 @@ export class PuntosDeVentaController {
   }
 
   @Post('puntos-de-venta/:id/deactivate')
-  @Versioned(PUNTO_DE_VENTA)
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a point of sale',
@@ -107,7 +107,7 @@ export class PuntosDeVentaController {
   }
 
   @Post('puntos-de-venta/:id/reactivate')
-  @Versioned(PUNTO_DE_VENTA)
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a point of sale',
