@@ -64,6 +64,15 @@ const ETAG_HEADER = {
   schema: { type: 'string', example: '"hR3tq0Wm2bZs1N8fJ6kXo9c4VdA"' },
 };
 
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header' as const,
+  required: false,
+  description:
+    'The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version.',
+  schema: { type: 'string' as const },
+};
+
 /**
  * Renders the `@Versioned` mark of an operation (common/versioning): the `ETag` header on its
  * success answers and, on a change, the optional `If-Match` header and the 412 answer — in the
@@ -76,20 +85,10 @@ function documentVersioning(doc: OpenAPIObject): OpenAPIObject {
       if (!op || !kind) continue;
       delete op[VERSIONED_EXTENSION];
       for (const [status, response] of Object.entries(op.responses ?? {})) {
-        if (/^2\d\d$/.test(status)) response.headers = { ...response.headers, ETag: ETAG_HEADER };
+        if (/^2\d\d$/.test(status)) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
       }
       if (kind !== 'change') continue;
-      op.parameters = [
-        ...(op.parameters ?? []),
-        {
-          name: 'If-Match',
-          in: 'header',
-          required: false,
-          description:
-            'The `ETag` of the representation the change is based on (or `*`: any existing version). Absent: the change applies whatever the current version.',
-          schema: { type: 'string' },
-        },
-      ];
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IfMatch' }];
       const template = op.responses?.['404'];
       const description =
         'The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again.';
@@ -99,6 +98,11 @@ function documentVersioning(doc: OpenAPIObject): OpenAPIObject {
       op.responses = { ...op.responses, '412': { description, content } };
     }
   }
+  doc.components = {
+    ...doc.components,
+    headers: { ...doc.components?.headers, ETag: ETAG_HEADER },
+    parameters: { ...doc.components?.parameters, IfMatch: IF_MATCH },
+  };
   return doc;
 }
 
