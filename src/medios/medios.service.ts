@@ -10,8 +10,11 @@ import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto
 import { MedioEntity } from './medio.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { withRowVersion } from '../common/versioning/etag.js';
 
 const COLUMNS = ['id', 'codigo', 'nombre', 'activo', 'created_at', 'updated_at'] as const;
+/** what the read by id and the insert answer: the row and its version, for the ETag without a second query */
+const READ = [...COLUMNS, 'version'] as const;
 
 interface MedioRow {
   id: number | string;
@@ -20,15 +23,17 @@ interface MedioRow {
   activo: boolean | number;
   created_at: Date;
   updated_at: Date;
+  version: number | string;
 }
 
-const toEntity = (r: MedioRow): Omit<MedioEntity, 'version'> => ({
+const toEntity = (r: MedioRow): MedioEntity => ({
   id: Number(r.id),
   codigo: r.codigo,
   nombre: r.nombre,
   activo: r.activo === true || r.activo === 1,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  version: Number(r.version),
 });
 
 /**
@@ -38,7 +43,7 @@ const toEntity = (r: MedioRow): Omit<MedioEntity, 'version'> => ({
  */
 @Injectable()
 export class MediosService {
-  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${COLUMNS.join(', ')} FROM medios WHERE id = :id`);
+  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`);
   private readonly insert: PreparedStatement<MedioRow>;
 
   constructor(
@@ -48,7 +53,7 @@ export class MediosService {
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
-    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), COLUMNS));
+    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ));
   }
 
   /** One statement: the store's unique index on codigo answers a duplicate (409), concurrent creates included. */
@@ -59,7 +64,7 @@ export class MediosService {
     if (!row) throw new Error('medios: the insert returned no row');
     const medio = toEntity(row);
     await this.audit.record('medio.create', 'medio', medio.id, { after: { codigo: medio.codigo, nombre: medio.nombre } });
-    return MedioDto.of(medio);
+    return withRowVersion(MedioDto.of(medio), medio.version);
   }
 
   async list(query: MediosQueryDto): Promise<MedioDto[]> {
@@ -71,7 +76,8 @@ export class MediosService {
   }
 
   async get(id: number): Promise<MedioDto> {
-    return MedioDto.of(await this.find(id));
+    const medio = await this.find(id);
+    return withRowVersion(MedioDto.of(medio), medio.version);
   }
 
   async update(id: number, dto: UpdateMedioDto): Promise<MedioDto> {
@@ -115,7 +121,7 @@ export class MediosService {
     return MedioDto.of({ ...medio, activo, updatedAt: now });
   }
 
-  private async find(id: number): Promise<Omit<MedioEntity, 'version'>> {
+  private async find(id: number): Promise<MedioEntity> {
     const row = await this.byId.one(this.txHost.tx, { id });
     if (!row) throw new NotFoundError('Medio', id);
     return toEntity(row);

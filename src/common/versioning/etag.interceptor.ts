@@ -7,7 +7,7 @@ import { ClsService } from 'nestjs-cls';
 import { from, mergeMap, type Observable, switchMap } from 'rxjs';
 import type { RequestStore } from '../context/request-context.js';
 import { DomainError } from '../errors/domain-error.js';
-import { etagOf, parseIfMatch } from './etag.js';
+import { etagOf, parseIfMatch, rowVersionOf } from './etag.js';
 import { VERSIONED, type VersionedMetadata, type VersionedResource } from './versioned.decorator.js';
 
 /** The 412 of a change whose `If-Match` names a representation that is no longer current. */
@@ -58,11 +58,11 @@ export class ETagInterceptor implements NestInterceptor {
     return from(before).pipe(
       switchMap(() => next.handle()),
       mergeMap(async (body: unknown) => {
-        if (reply.statusCode >= 300 && reply.statusCode !== 304) return body;
+        if (reply.statusCode >= 300) return body;
         const key = pathKey ?? (body as Record<string, unknown> | undefined)?.[resource.column];
         if (key === undefined) return body;
         const representation = body ?? (await this.read(resource, key));
-        const version = await this.version(resource, key);
+        const version = rowVersionOf(representation) ?? (await this.version(resource, key));
         if (version !== undefined) reply.header('etag', etagOf(version, representation));
         return body;
       }),

@@ -14,6 +14,21 @@ export function etagOf(version: number, representation: unknown): string {
   return `"${digest.slice(0, 27)}"`;
 }
 
+const ROW_VERSION = Symbol('rowVersion');
+
+/**
+ * Attaches the row version a read already fetched to its representation (not serialized), so the
+ * ETag needs no second query; hot paths use it (the medio read and create).
+ */
+export function withRowVersion<T extends object>(representation: T, version: number): T {
+  Object.defineProperty(representation, ROW_VERSION, { value: version, enumerable: false });
+  return representation;
+}
+
+export function rowVersionOf(representation: unknown): number | undefined {
+  return representation !== null && typeof representation === 'object' ? (representation as { [ROW_VERSION]?: number })[ROW_VERSION] : undefined;
+}
+
 /** What an `If-Match` header asks for: any existing representation, or one of these tags. */
 export type IfMatch = { any: true } | { any: false; tags: string[] };
 
