@@ -52,6 +52,13 @@ export class MssqlDialect implements SqlDialect {
 
   dataSourceOptions(s: ConnectionSettings): DataSourceOptions {
     const u = parseDatabaseUrl(s.url);
+    // Without a database in the URL the driver would use the login's default database (master,
+    // usually) and the migrations would build the schema there: refuse instead of guessing.
+    if (!u.database) {
+      throw new Error(
+        'DATABASE_URL names no database: write mssql://user:password@host:1433/<database> (the service never falls back to the login\'s default database, usually master)',
+      );
+    }
     const flag = (name: string, dflt: boolean) => {
       const v = u.params.get(name);
       return v === null ? dflt : v === 'true' || v === '1';
@@ -65,7 +72,7 @@ export class MssqlDialect implements SqlDialect {
       port: instanceName ? undefined : (u.port ?? 1433),
       username: u.username,
       password: u.password,
-      database: u.database || 'master',
+      database: u.database,
       connectionTimeout: s.connectTimeoutMs,
       requestTimeout: s.statementTimeoutMs,
       pool: { max: s.poolSize, min: 0, idleTimeoutMillis: 30_000, acquireTimeoutMillis: s.connectTimeoutMs },
@@ -76,7 +83,9 @@ export class MssqlDialect implements SqlDialect {
         // service writes them): correlation ids and refresh-token families compare equal as strings
         lowerCaseGuids: true,
         encrypt: flag('encrypt', true),
-        trustServerCertificate: flag('trustServerCertificate', true),
+        // the server's certificate is validated unless the URL asks otherwise
+        // (?trustServerCertificate=true: a development server with a self-signed certificate)
+        trustServerCertificate: flag('trustServerCertificate', false),
         appName: s.applicationName,
         ...(instanceName ? { instanceName } : {}),
       },
@@ -295,7 +304,7 @@ SELECT @result AS result;`,
   }
 
   // The two purges run in procedures WITH EXECUTE AS OWNER (migrations/mssql/1763712600000-append-only.ts):
-  // the service's role medios_app may not delete from the append-only stores nor truncate them,
+  // the service's role medios_app_role may not delete from the append-only stores nor truncate them,
   // and the procedures refuse a cutoff younger than the retention (as PostgreSQL's definer functions).
 
   async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
