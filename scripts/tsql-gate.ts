@@ -75,7 +75,11 @@ if (selfTest) {
     join(OUT, 'tsql-gate-self-test'),
   );
   const rejected = failures.length === 1 && failures[0]!.includes('self-test.broken');
-  console.log(rejected ? 'tsql-gate self-test: the broken statement is rejected, the good one accepted' : `tsql-gate self-test FAILED: ${JSON.stringify(failures)}`);
+  console.log(
+    rejected
+      ? 'tsql-gate self-test: the broken statement is rejected, the good one accepted'
+      : `tsql-gate self-test FAILED: ${JSON.stringify(failures)}`,
+  );
   process.exit(rejected ? 0 : 1);
 }
 

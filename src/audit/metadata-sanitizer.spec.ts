@@ -25,7 +25,10 @@ describe('MetadataSanitizer', () => {
   });
 
   it('keeps an object as it is, without its secret keys, and null as null', () => {
-    expect(sanitizer.sanitize({ familyId: 'f', refreshToken: 'secret', nested: { Password: 'p', n: 1 } })).toEqual({ familyId: 'f', nested: { n: 1 } });
+    expect(sanitizer.sanitize({ familyId: 'f', refreshToken: 'secret', nested: { Password: 'p', n: 1 } })).toEqual({
+      familyId: 'f',
+      nested: { n: 1 },
+    });
     expect(sanitizer.sanitize(null)).toBeNull();
     expect(sanitizer.sanitize(undefined)).toBeNull();
     expect(sanitizer.sanitize(() => 1)).toBeNull();

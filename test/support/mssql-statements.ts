@@ -24,9 +24,7 @@ function recorder(source: string, into: SentStatement[], answer: () => unknown[]
  * The dialect's methods are called once each with representative arguments (every optional
  * filter of the audit page set, so every branch of its WHERE is present).
  */
-export async function captureMssqlStatements(
-  migrations: ReadonlyArray<new () => MigrationInterface> = MSSQL_MIGRATIONS,
-): Promise<SentStatement[]> {
+export async function captureMssqlStatements(migrations: ReadonlyArray<new () => MigrationInterface> = MSSQL_MIGRATIONS): Promise<SentStatement[]> {
   const out: SentStatement[] = [];
   for (const M of migrations) {
     const name = new M().name ?? M.name;
@@ -40,7 +38,12 @@ export async function captureMssqlStatements(
   const d = new MssqlDialect();
   const at = new Date('2025-03-15T10:00:00Z');
   const db = (method: string, answer?: () => unknown[]) => recorder(`MssqlDialect.${method}`, out, answer) as unknown as DataSource;
-  await d.ensureMonthlyPartitions(db('ensureMonthlyPartitions', () => [{ created: 0 }]), 'audit_events', at, at);
+  await d.ensureMonthlyPartitions(
+    db('ensureMonthlyPartitions', () => [{ created: 0 }]),
+    'audit_events',
+    at,
+    at,
+  );
   await d.transactionLock(db('transactionLock') as never, 'resource', 'exclusive');
   await d.selectAsOf(db('selectAsOf'), 'roles', ['id', 'codigo'], { id: 1, codigo: 'admin' }, at);
   out.push({
@@ -61,10 +64,25 @@ export async function captureMssqlStatements(
   await d.versioningState(db('versioningState'), ['users', 'roles']);
   await d.historyRetention(db('historyRetention'), ['users', 'roles']);
   await d.partitionRanges(db('partitionRanges'), 'audit_events');
-  const runner = { ...recorder('MssqlDialect.tryJobLock', out, () => [{ result: -1 }]), connect: noop, startTransaction: noop, rollbackTransaction: noop, release: noop };
+  const runner = {
+    ...recorder('MssqlDialect.tryJobLock', out, () => [{ result: -1 }]),
+    connect: noop,
+    startTransaction: noop,
+    rollbackTransaction: noop,
+    release: noop,
+  };
   await d.tryJobLock({ createQueryRunner: () => runner } as unknown as DataSource, 'job');
-  await d.dropPartitionsOlderThan(db('dropPartitionsOlderThan', () => [{ truncated: null }]), 'audit_events', at);
-  await d.deleteRowsOlderThan(db('deleteRowsOlderThan', () => [{ deleted: 0 }]), 'audit_events', at, 1000);
+  await d.dropPartitionsOlderThan(
+    db('dropPartitionsOlderThan', () => [{ truncated: null }]),
+    'audit_events',
+    at,
+  );
+  await d.deleteRowsOlderThan(
+    db('deleteRowsOlderThan', () => [{ deleted: 0 }]),
+    'audit_events',
+    at,
+    1000,
+  );
   await d.createDatabase(db('createDatabase'), 'medios_test');
   await d.dropDatabase(db('dropDatabase'), 'medios_test');
   return out;
