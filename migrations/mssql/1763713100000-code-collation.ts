@@ -24,7 +24,8 @@ export class CodeCollation1763713100000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       DROP INDEX ix_roles_history_codigo ON dbo.roles_history;
-      ALTER TABLE dbo.roles DROP CONSTRAINT uq_roles_codigo, ck_roles_codigo;
+      ALTER TABLE dbo.roles DROP CONSTRAINT uq_roles_codigo;
+      ALTER TABLE dbo.roles DROP CONSTRAINT ck_roles_codigo;
       ALTER TABLE dbo.roles ALTER COLUMN codigo nvarchar(50) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.roles ADD CONSTRAINT uq_roles_codigo UNIQUE (codigo);
       ALTER TABLE dbo.roles ADD CONSTRAINT ck_roles_codigo CHECK (
@@ -36,28 +37,32 @@ export class CodeCollation1763713100000 implements MigrationInterface {
       ALTER TABLE dbo.permissions ALTER COLUMN codigo nvarchar(100) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.permissions ADD CONSTRAINT uq_permissions_codigo UNIQUE (codigo);
 
-      ALTER TABLE dbo.medios DROP CONSTRAINT uq_medios_codigo, ck_medios_codigo;
+      ALTER TABLE dbo.medios DROP CONSTRAINT uq_medios_codigo;
+      ALTER TABLE dbo.medios DROP CONSTRAINT ck_medios_codigo;
       ALTER TABLE dbo.medios ALTER COLUMN codigo nvarchar(20) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.medios ADD CONSTRAINT uq_medios_codigo UNIQUE (codigo);
       ALTER TABLE dbo.medios ADD CONSTRAINT ck_medios_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.secciones DROP CONSTRAINT uq_secciones_medio_codigo, ck_secciones_codigo;
+      ALTER TABLE dbo.secciones DROP CONSTRAINT uq_secciones_medio_codigo;
+      ALTER TABLE dbo.secciones DROP CONSTRAINT ck_secciones_codigo;
       ALTER TABLE dbo.secciones ALTER COLUMN codigo nvarchar(20) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.secciones ADD CONSTRAINT uq_secciones_medio_codigo UNIQUE (medio_id, codigo);
       ALTER TABLE dbo.secciones ADD CONSTRAINT ck_secciones_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.product_types DROP CONSTRAINT uq_product_types_codigo, ck_product_types_codigo;
+      ALTER TABLE dbo.product_types DROP CONSTRAINT uq_product_types_codigo;
+      ALTER TABLE dbo.product_types DROP CONSTRAINT ck_product_types_codigo;
       ALTER TABLE dbo.product_types ALTER COLUMN codigo nvarchar(20) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.product_types ADD CONSTRAINT uq_product_types_codigo UNIQUE (codigo);
       ALTER TABLE dbo.product_types ADD CONSTRAINT ck_product_types_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.products DROP CONSTRAINT uq_products_codigo, ck_products_codigo;
+      ALTER TABLE dbo.products DROP CONSTRAINT uq_products_codigo;
+      ALTER TABLE dbo.products DROP CONSTRAINT ck_products_codigo;
       ALTER TABLE dbo.products ALTER COLUMN codigo nvarchar(20) COLLATE Latin1_General_100_BIN2 NOT NULL;
       ALTER TABLE dbo.products ADD CONSTRAINT uq_products_codigo UNIQUE (codigo);
       ALTER TABLE dbo.products ADD CONSTRAINT ck_products_codigo CHECK (
@@ -89,28 +94,32 @@ export class CodeCollation1763713100000 implements MigrationInterface {
         N'TIERRA_DEL_FUEGO', N'TUCUMAN'));
       CREATE UNIQUE INDEX uq_ingresos_brutos_provincia_activa ON dbo.ingresos_brutos (provincia) WHERE activo = 1;
 
-      ALTER TABLE dbo.products DROP CONSTRAINT uq_products_codigo, ck_products_codigo;
+      ALTER TABLE dbo.products DROP CONSTRAINT uq_products_codigo;
+      ALTER TABLE dbo.products DROP CONSTRAINT ck_products_codigo;
       ALTER TABLE dbo.products ALTER COLUMN codigo nvarchar(20) COLLATE DATABASE_DEFAULT NOT NULL;
       ALTER TABLE dbo.products ADD CONSTRAINT uq_products_codigo UNIQUE (codigo);
       ALTER TABLE dbo.products ADD CONSTRAINT ck_products_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.product_types DROP CONSTRAINT uq_product_types_codigo, ck_product_types_codigo;
+      ALTER TABLE dbo.product_types DROP CONSTRAINT uq_product_types_codigo;
+      ALTER TABLE dbo.product_types DROP CONSTRAINT ck_product_types_codigo;
       ALTER TABLE dbo.product_types ALTER COLUMN codigo nvarchar(20) COLLATE DATABASE_DEFAULT NOT NULL;
       ALTER TABLE dbo.product_types ADD CONSTRAINT uq_product_types_codigo UNIQUE (codigo);
       ALTER TABLE dbo.product_types ADD CONSTRAINT ck_product_types_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.secciones DROP CONSTRAINT uq_secciones_medio_codigo, ck_secciones_codigo;
+      ALTER TABLE dbo.secciones DROP CONSTRAINT uq_secciones_medio_codigo;
+      ALTER TABLE dbo.secciones DROP CONSTRAINT ck_secciones_codigo;
       ALTER TABLE dbo.secciones ALTER COLUMN codigo nvarchar(20) COLLATE DATABASE_DEFAULT NOT NULL;
       ALTER TABLE dbo.secciones ADD CONSTRAINT uq_secciones_medio_codigo UNIQUE (medio_id, codigo);
       ALTER TABLE dbo.secciones ADD CONSTRAINT ck_secciones_codigo CHECK (
         LEN(codigo) BETWEEN 1 AND 20
         AND codigo COLLATE Latin1_General_100_BIN2 NOT LIKE N'%[^A-Z0-9_]%');
 
-      ALTER TABLE dbo.medios DROP CONSTRAINT uq_medios_codigo, ck_medios_codigo;
+      ALTER TABLE dbo.medios DROP CONSTRAINT uq_medios_codigo;
+      ALTER TABLE dbo.medios DROP CONSTRAINT ck_medios_codigo;
       ALTER TABLE dbo.medios ALTER COLUMN codigo nvarchar(20) COLLATE DATABASE_DEFAULT NOT NULL;
       ALTER TABLE dbo.medios ADD CONSTRAINT uq_medios_codigo UNIQUE (codigo);
       ALTER TABLE dbo.medios ADD CONSTRAINT ck_medios_codigo CHECK (
@@ -122,7 +131,8 @@ export class CodeCollation1763713100000 implements MigrationInterface {
       ALTER TABLE dbo.permissions ADD CONSTRAINT uq_permissions_codigo UNIQUE (codigo);
 
       DROP INDEX ix_roles_history_codigo ON dbo.roles_history;
-      ALTER TABLE dbo.roles DROP CONSTRAINT uq_roles_codigo, ck_roles_codigo;
+      ALTER TABLE dbo.roles DROP CONSTRAINT uq_roles_codigo;
+      ALTER TABLE dbo.roles DROP CONSTRAINT ck_roles_codigo;
       ALTER TABLE dbo.roles ALTER COLUMN codigo nvarchar(50) COLLATE DATABASE_DEFAULT NOT NULL;
       ALTER TABLE dbo.roles ADD CONSTRAINT uq_roles_codigo UNIQUE (codigo);
       ALTER TABLE dbo.roles ADD CONSTRAINT ck_roles_codigo CHECK (

@@ -44,16 +44,6 @@ export const TSQL_MASKS: readonly Mask[] = [
   },
   // principals, certificates and signatures
   {
-    name: 'CREATE ROLE … AUTHORIZATION owner',
-    pattern: /(\bCREATE\s+ROLE\s+[\w\[\]]+)\s+AUTHORIZATION\s+[\w\[\]]+/gi,
-    replacement: '$1',
-  },
-  {
-    name: 'ALTER ROLE … ADD | DROP MEMBER',
-    pattern: new RegExp(String.raw`\bALTER\s+ROLE\s+[\w\[\]]+\s+(?:ADD|DROP)\s+MEMBER${LINE}`, 'gi'),
-    replacement: PLACEHOLDER('role membership'),
-  },
-  {
     name: 'CREATE USER … FOR LOGIN | FROM CERTIFICATE | WITHOUT LOGIN, CREATE LOGIN',
     pattern: new RegExp(String.raw`\b(?:CREATE\s+USER\s+[\w\[\]]+\s+(?:FOR|FROM|WITHOUT)\s|CREATE\s+LOGIN\s)${LINE}`, 'gi'),
     replacement: PLACEHOLDER('login or user'),
