@@ -73,7 +73,7 @@ describe('T-SQL static gate masks', () => {
     );
     // a masked statement must fit on one line: the continuation is left for the grammar to reject
     expect(maskForTsqlGrammar('ALTER DATABASE [x] SET\n  READ_COMMITTED_SNAPSHOT ON;')).toBe(
-      "PRINT N'masked: database option'\n  READ_COMMITTED_SNAPSHOT ON",
+      "PRINT N'masked: database option'\n  READ_COMMITTED_SNAPSHOT ON;",
     );
   });
 });
