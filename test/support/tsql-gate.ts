@@ -76,8 +76,8 @@ export function maskForTsqlGrammar(sql: string, masks: readonly Mask[] = TSQL_MA
   const literals: string[] = [];
   let code = stripComments(sql).replace(/N?'(?:[^']|'')*'/g, (literal) => {
     literals.push(literal);
-    return `N'\u0001${literals.length - 1}\u0001'`;
+    return `N'\uE000${literals.length - 1}\uE000'`;
   });
   for (const m of masks) code = code.replace(m.pattern, m.replacement);
-  return code.replace(/N'\u0001(\d+)\u0001'/g, (_, i: string) => literals[Number(i)]!);
+  return code.replace(/N'\uE000(\d+)\uE000'/g, (_, i: string) => literals[Number(i)]!);
 }
