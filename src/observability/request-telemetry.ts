@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import { PinoLogger } from 'nestjs-pino';
 import type { AppMetrics } from './metrics.js';
 
 /** Route label of requests no route matched (their path may carry anything: it is never a label). */
@@ -9,14 +9,14 @@ const QUIET = /^\/health\//;
 
 interface RequestWithActor {
   user?: { userId?: number };
-  raw: FastifyRequest['raw'] & { log?: Logger };
 }
 
 /**
  * One fastify onResponse hook for both per-request signals: the duration histogram and the one
  * `info` line per request. The line carries method, route template, status, duration,
- * correlation id (bound to the request's pino logger) and actor id — never the path with its
- * ids, a header, a token or a body — plus the trace id when tracing is on (pino mixin).
+ * correlation id and actor id — never the path with its ids, a header, a token or a body — plus
+ * the trace id when tracing is on (pino mixin). It goes through the application's root pino
+ * logger (nestjs-pino's), with the level and redaction of LOG_LEVEL and logging.ts.
  */
 export function registerRequestTelemetry(fastify: FastifyInstance, metrics: AppMetrics): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
@@ -27,10 +27,11 @@ export function registerRequestTelemetry(fastify: FastifyInstance, metrics: AppM
       { http_request_method: request.method, http_route: route ?? UNMATCHED_ROUTE, http_response_status_code: status },
       ms / 1000,
     );
-    const log = (request as unknown as RequestWithActor).raw.log;
+    const log = PinoLogger.root;
     if (log?.isLevelEnabled('info') && !(route && QUIET.test(route))) {
       log.info(
         {
+          correlationId: request.id,
           method: request.method,
           route: route ?? null,
           status,

@@ -222,7 +222,7 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
       }
     });
 
-    it('exposes metrics that promtool parses, with no lint finding on the service's own metrics', async () => {
+    it("exposes metrics that promtool parses, with no lint finding on the service's own metrics", async () => {
       const exposition = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
       // 0: clean, 3: lint findings only (1 would be a parse error). prom-client's own defaults name
