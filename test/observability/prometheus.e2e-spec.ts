@@ -231,9 +231,11 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
       expect(findings.filter((line) => !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(line))).toEqual([]);
     });
 
-    it('ships alert rules that promtool accepts', () => {
+    it('ships alert rules that promtool accepts and that fire in their unit tests', () => {
       const check = spawnSync(PROMTOOL, ['check', 'rules', join(ROOT, 'deploy/prometheus/alert-rules.yml')], { encoding: 'utf8' });
       expect({ status: check.status, output: check.stderr }).toEqual({ status: 0, output: '' });
+      const unit = spawnSync(PROMTOOL, ['test', 'rules', 'alert-rules.test.yml'], { cwd: join(ROOT, 'deploy/prometheus'), encoding: 'utf8' });
+      expect({ status: unit.status, output: unit.stdout + unit.stderr }).toMatchObject({ status: 0, output: expect.stringContaining('SUCCESS') });
     });
   });
 }
