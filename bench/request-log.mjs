@@ -71,14 +71,14 @@ try {
   await admin.query(`CREATE DATABASE ${dbName}`);
   targets.push(await start('on', 'info', true));
   targets.push(await start('off', 'warn', false));
-  const login = await fetch(`${targets[0].url}/api/v1/auth/login`, {
+  const login = await globalThis.fetch(`${targets[0].url}/api/v1/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'admin', password: adminPassword }),
   });
   const { accessToken } = await login.json();
   const headers = { authorization: `Bearer ${accessToken}` };
-  const created = await fetch(`${targets[0].url}/api/v1/admin/medios`, {
+  const created = await globalThis.fetch(`${targets[0].url}/api/v1/admin/medios`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ codigo: 'BENCH_LOG', nombre: 'Medio del bench' }),
@@ -93,7 +93,9 @@ try {
       const result = await runLoad(LOAD, { url: t.url + readPath, headers, connections: 10, duration: seconds, overallRate: rate });
       const cpu = cpuSeconds(t.child.pid) - before;
       perRequest[t.name].push((cpu / result.ok) * 1e6);
-      console.log(`round ${r + 1} ${t.name.padEnd(3)}: ${result.ok} requests, ${cpu.toFixed(2)} CPU s, ${((cpu / result.ok) * 1e6).toFixed(1)} µs/request`);
+      console.log(
+        `round ${r + 1} ${t.name.padEnd(3)}: ${result.ok} requests, ${cpu.toFixed(2)} CPU s, ${((cpu / result.ok) * 1e6).toFixed(1)} µs/request`,
+      );
     }
   }
   const on = median(perRequest.on);

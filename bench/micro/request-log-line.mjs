@@ -12,7 +12,7 @@ import { requestLineLogger } from '../../dist/src/observability/request-telemetr
 
 const lines = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), 'request-log-line-'));
-const destination = pino.destination({ dest: join(dir, 'out.log'), sync: true }) // pino's default for stdout: one write per line;
+const destination = pino.destination({ dest: join(dir, 'out.log'), sync: true }); // pino's default for stdout: one write per line;
 const fields = (i) => ({
   correlationId: '6b112b4a-9398-4466-ac3b-de3a6cf33c08',
   method: 'GET',

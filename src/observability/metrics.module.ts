@@ -1,4 +1,14 @@
-import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createServer, type Server } from 'node:http';
@@ -81,7 +91,9 @@ class ScrapeTimeGauges implements OnModuleInit {
     this.metrics.gaugeReadAtScrape({ name: 'db_pool_connections_in_use', help: 'Database connections lent to a query or transaction' }, (g) =>
       g.set(pool().inUse),
     );
-    this.metrics.gaugeReadAtScrape({ name: 'db_pool_connections_idle', help: 'Open database connections waiting in the pool' }, (g) => g.set(pool().idle));
+    this.metrics.gaugeReadAtScrape({ name: 'db_pool_connections_idle', help: 'Open database connections waiting in the pool' }, (g) =>
+      g.set(pool().idle),
+    );
     this.metrics.gaugeReadAtScrape(
       { name: 'db_pool_waiting_requests', help: 'Queries or transactions waiting for a database connection (the pool is exhausted)' },
       (g) => g.set(pool().waiting),

@@ -29,7 +29,9 @@ const missing = !existsSync(PROMETHEUS) || !existsSync(PROMTOOL);
 if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
   describe('Prometheus scraping the service', () => {
     it('is skipped on purpose: PROMETHEUS_TESTS=skip and no prometheus/promtool in /usr/bin', () => {
-      process.stdout.write(`[prometheus tests] skipped: PROMETHEUS_TESTS=skip and ${PROMETHEUS} or ${PROMTOOL} does not exist (apt-get install -y prometheus)\n`);
+      process.stdout.write(
+        `[prometheus tests] skipped: PROMETHEUS_TESTS=skip and ${PROMETHEUS} or ${PROMTOOL} does not exist (apt-get install -y prometheus)\n`,
+      );
       expect(missing).toBe(true);
     });
   });
@@ -166,7 +168,8 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
     });
 
     it('measures request durations by method, route template and status', async () => {
-      const byId = 'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/api/v1/admin/medios/:id",http_response_status_code="200"}';
+      const byId =
+        'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/api/v1/admin/medios/:id",http_response_status_code="200"}';
       expect(await valueOf(byId)).toBe(1);
       expect(
         await valueOf(
@@ -212,7 +215,11 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
       const series = ((await res.json()) as { data: Array<Record<string, string>> }).data;
       expect(series.length).toBeGreaterThan(20);
       expect(series.some((s) => s.http_route === '/api/v1/admin/medios/:id')).toBe(true);
-      const values = series.flatMap((s) => Object.entries(s).filter(([k]) => k !== 'instance' && k !== '__name__').map(([, v]) => v));
+      const values = series.flatMap((s) =>
+        Object.entries(s)
+          .filter(([k]) => k !== 'instance' && k !== '__name__')
+          .map(([, v]) => v),
+      );
       for (const value of values) {
         expect(value).not.toContain(restricted.username);
         expect(value).not.toBe(ADMIN_USERNAME);
@@ -230,7 +237,8 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
       const exposition = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       for (const expr of exprs) {
         await query(expr.replaceAll('$__rate_interval', '1m')); // throws unless Prometheus accepts it
-        for (const [, name] of expr.matchAll(/([a-z][a-z0-9_]*)\{/g)) expect(exposition).toContain(`# TYPE ${name!.replace(/_(bucket|count|sum)$/, '')} `);
+        for (const [, name] of expr.matchAll(/([a-z][a-z0-9_]*)\{/g))
+          expect(exposition).toContain(`# TYPE ${name!.replace(/_(bucket|count|sum)$/, '')} `);
       }
     });
 
@@ -241,13 +249,20 @@ if (missing && process.env.PROMETHEUS_TESTS === 'skip') {
       // three gauges nodejs_active_*_total, which promtool's naming lint flags; nothing else may be.
       const findings = (check.stdout + check.stderr).split('\n').filter(Boolean);
       expect([0, 3]).toContain(check.status);
-      expect(findings.filter((line) => !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(line))).toEqual([]);
+      expect(
+        findings.filter(
+          (line) => !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(line),
+        ),
+      ).toEqual([]);
     });
 
     it('ships alert rules that promtool accepts and that fire in their unit tests', () => {
       const check = spawnSync(PROMTOOL, ['check', 'rules', join(ROOT, 'deploy/prometheus/alert-rules.yml')], { encoding: 'utf8' });
       expect({ status: check.status, output: check.stderr }).toEqual({ status: 0, output: '' });
-      const unit = spawnSync(PROMTOOL, ['test', 'rules', 'alert-rules.test.yml', 'alert-rules.jobs.test.yml'], { cwd: join(ROOT, 'deploy/prometheus'), encoding: 'utf8' });
+      const unit = spawnSync(PROMTOOL, ['test', 'rules', 'alert-rules.test.yml', 'alert-rules.jobs.test.yml'], {
+        cwd: join(ROOT, 'deploy/prometheus'),
+        encoding: 'utf8',
+      });
       expect({ status: unit.status, output: unit.stdout + unit.stderr }).toMatchObject({ status: 0, output: expect.stringContaining('SUCCESS') });
     });
   });

@@ -21,12 +21,15 @@ const { dialectFor } = await import(build('src/database/dialects/index.js'));
 
 const config = loadAppConfig(process.env);
 const engine = engineOf(config.databaseUrl);
-const app = await createApp({ config, database: { url: config.databaseUrl, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} } });
+const app = await createApp({
+  config,
+  database: { url: config.databaseUrl, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} },
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 const json = { 'content-type': 'application/json' };
 
-const login = await fetch(`${base}/api/v1/auth/login`, {
+const login = await globalThis.fetch(`${base}/api/v1/auth/login`, {
   method: 'POST',
   headers: json,
   body: JSON.stringify({ username: 'admin', password: process.env.ADMIN_PASSWORD }),
@@ -34,7 +37,7 @@ const login = await fetch(`${base}/api/v1/auth/login`, {
 const { accessToken } = await login.json();
 exporter.reset(); // only the create's spans from here on
 
-const create = await fetch(`${base}/api/v1/admin/medios`, {
+const create = await globalThis.fetch(`${base}/api/v1/admin/medios`, {
   method: 'POST',
   headers: { ...json, authorization: `Bearer ${accessToken}`, traceparent: process.env.TRACEPARENT },
   body: JSON.stringify({ codigo: 'TRAZADO', nombre: 'Medio trazado' }),

@@ -105,7 +105,7 @@ describe('tracing', () => {
       expect(result.status).toBe(201);
     });
 
-    it('continues the caller\'s trace: the HTTP server span is the child of the traceparent', () => {
+    it("continues the caller's trace: the HTTP server span is the child of the traceparent", () => {
       const http = span((s) => s.scope.includes('instrumentation-http') && s.kind === 1, 'HTTP server span');
       expect(http.traceId).toBe(traceId);
       expect(http.parentSpanId).toBe(callerSpanId);

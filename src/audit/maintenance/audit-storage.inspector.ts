@@ -43,7 +43,11 @@ export class AuditStorageInspector implements OnModuleInit {
    */
   onModuleInit(): void {
     this.metrics.gaugeReadAtScrape(
-      { name: 'audit_partitions_ahead_months', help: 'Months after the current one covered by monthly partitions (the job keeps 3)', labelNames: ['store'] },
+      {
+        name: 'audit_partitions_ahead_months',
+        help: 'Months after the current one covered by monthly partitions (the job keeps 3)',
+        labelNames: ['store'],
+      },
       async (gauge) => {
         gauge.reset();
         for (const store of EVENT_STORES) {
