@@ -14,6 +14,7 @@ import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
 import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import { AppMetrics } from './observability/metrics.js';
 import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
 /**
@@ -80,10 +81,11 @@ async function runJob(args: string[]): Promise<number> {
   });
 }
 
-/** The application without HTTP and without the scheduler, for one operator command. */
+/** The application without HTTP, the scheduler or the metrics listener, for one operator command. */
 async function withApplicationContext(work: (app: INestApplicationContext) => Promise<number>): Promise<number> {
   return withDatabase(async (config, database) => {
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config: { ...config, jobsEnabled: false }, database }), {
+    const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics() };
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot(options), {
       bufferLogs: true,
       abortOnError: false,
     });
@@ -122,7 +124,7 @@ async function writeOpenApi(args: string[]): Promise<number> {
     out = resolve(args[1]);
   }
   return withDatabase(async (config, database) => {
-    const app = await createApp({ config: { ...config, jobsEnabled: false }, database });
+    const app = await createApp({ config: { ...config, jobsEnabled: false, metricsPort: 0 }, database });
     try {
       writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
       progress(`OpenAPI document written to ${out}`);

@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { RequestContext } from '../common/context/request-context.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
+import { AppMetrics } from '../observability/metrics.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 
@@ -33,6 +34,7 @@ export class AuditService {
     private readonly context: RequestContext,
     @Inject(METADATA_SANITIZER) private readonly sanitizer: MetadataSanitizer,
     @Inject(SQL_DIALECT) dialect: SqlDialect,
+    private readonly metrics: AppMetrics,
   ) {
     this.insert = new PreparedStatement(
       dialect.insertStatement('audit_events', [
@@ -49,7 +51,17 @@ export class AuditService {
     );
   }
 
+  /** Every failure to write the event — refused here or by the database — counts in audit_write_failures_total. */
   async record(action: string, targetType: string, targetId: string | number, metadata?: unknown): Promise<void> {
+    try {
+      await this.write(action, targetType, targetId, metadata);
+    } catch (err) {
+      this.metrics.auditWriteFailures.inc({ store: 'audit_events' });
+      throw err;
+    }
+  }
+
+  private async write(action: string, targetType: string, targetId: string | number, metadata: unknown): Promise<void> {
     if (!this.txHost.isTransactionActive()) throw new AuditUnavailableError('no transaction is active');
     const actorUserId = this.context.actorUserId;
     if (!actorUserId) throw new AuditUnavailableError('the request has no authenticated actor');

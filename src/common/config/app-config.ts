@@ -35,6 +35,13 @@ export class EnvironmentVariables {
   HOST?: string;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  @Min(0, { message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  @Max(65535, { message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  METRICS_PORT?: number;
+
+  @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^(postgres|postgresql|mssql|sqlserver):\/\/.+/, {
     message: 'DATABASE_URL must be a postgres://user:pass@host:port/db or mssql://user:pass@host:port/db URL (sqlserver:// too)',
@@ -193,6 +200,8 @@ export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
   host: string;
+  /** port of the Prometheus listener (GET /metrics), on `host`; 0: no listener */
+  metricsPort: number;
   databaseUrl: string | undefined;
   dataDir: string;
   adminPassword: string | undefined;
@@ -281,6 +290,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv,
     port: vars.PORT ?? 3000,
     host: vars.HOST ?? '0.0.0.0',
+    // tests run many applications in one process: no listener unless a test asks for one
+    metricsPort: vars.METRICS_PORT ?? (isTest ? 0 : 9464),
     databaseUrl: vars.DATABASE_URL,
     dataDir: resolve(vars.DATA_DIR ?? './.data'),
     adminPassword: vars.ADMIN_PASSWORD,

@@ -14,6 +14,7 @@ import {
   type SqlStatement,
   type VersionedTable,
   type VersioningState,
+  type PoolUsage,
 } from './sql-dialect.js';
 
 function errorNumber(err: unknown): number | undefined {
@@ -372,6 +373,13 @@ SELECT @result AS result;`,
       `IF DB_ID(@0) IS NOT NULL BEGIN ALTER DATABASE ${quoteIdent(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE ${quoteIdent(name)}; END`,
       [name],
     );
+  }
+
+  poolUsage(dataSource: DataSource): PoolUsage {
+    // TypeORM's driver keeps the mssql ConnectionPool as `master`; its getters read the tarn pool
+    const pool = (dataSource.driver as unknown as { master?: { borrowed: number; available: number; pending: number } }).master;
+    if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
+    return { inUse: pool.borrowed, idle: pool.available, waiting: pool.pending };
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type SqlStatement,
   type VersionedTable,
   type VersioningState,
+  type PoolUsage,
 } from './sql-dialect.js';
 
 const CONNECTION_ERROR_CODES = new Set([
@@ -269,6 +270,13 @@ LIMIT ${param(q.rows)}`;
 
   async dropDatabase(admin: DataSource, name: string): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+  }
+
+  poolUsage(dataSource: DataSource): PoolUsage {
+    // TypeORM's driver keeps the pg Pool as `master`
+    const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+    if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
+    return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
   }
 }
 

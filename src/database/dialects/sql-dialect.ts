@@ -198,6 +198,16 @@ export interface SqlDialect {
   dropDatabase(admin: DataSource, name: string): Promise<void>;
   /** Whether createDatabase can clone a migrated template (PostgreSQL) or each database must be migrated (SQL Server). */
   readonly supportsTemplates: boolean;
+
+  /** The connection pool's state right now (the metrics read it at each scrape); zeros before the pool exists. */
+  poolUsage(dataSource: DataSource): PoolUsage;
+}
+
+/** Connections of the service's pool: lent to a query or transaction, idle, and acquisitions waiting for one. */
+export interface PoolUsage {
+  inUse: number;
+  idle: number;
+  waiting: number;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
