@@ -1,19 +1,25 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory.js';
 import { AppModule } from './app.module.js';
+import { DataSource } from 'typeorm';
+import { AuditSealService } from './audit/integrity/audit-seal.service.js';
+import { AuditSealsRepository } from './audit/integrity/audit-seals.repository.js';
+import { AuditSigningKeys, AuditVerifyKeys, parseJwks, parsePublicKeys } from './audit/integrity/audit-signing-keys.js';
+import { AuditVerifier, formatReport } from './audit/integrity/audit-verification.service.js';
 import { IntegrityCheckService } from './audit/maintenance/integrity-check.service.js';
 import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenance/maintenance-job.runner.js';
 import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
 import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
-import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import { connectionSettings, type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import type { EventStore } from './database/dialects/sql-dialect.js';
 import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
 /**
@@ -27,7 +33,13 @@ const USAGE = `usage: node dist/src/cli.js <command>
   job <name>                   run one maintenance job now and print its result (npm run job -- <name>)
                                  partition-manager   monthly partitions of both event stores through the 3rd month ahead
                                  retention           audit rows > 10 years, security rows > 5 years, expired history
-                                 integrity-check     versioning and partitions; system.integrity_alert on a failure
+                                 integrity-check     versioning, partitions and audit:verify; system.integrity_alert on a failure
+                                 audit-seal          seal what both event stores committed since the last seal
+  audit:verify [--store audit_events|security_events] [--from <ISO instant>] [--to <ISO instant>] [--public-key <file>] [--json]
+                               recompute every row hash and seal, check signatures and the seal chain; a report naming
+                               each modified, deleted, inserted or re-ordered event; exit 0 only when intact, 2 otherwise.
+                               Read-only; --public-key (PEM or the JWKS of /.well-known/audit-keys.json) replaces the
+                               configured keys, so an auditor needs only a database (export) and the public key
   openapi [--out <file>]       write the OpenAPI document (default: openapi.json at the repository root)
   admin:reset-password <user>  give a user a temporary password, printed once (audited with actor "system")
 
@@ -37,6 +49,7 @@ const JOBS: Record<MaintenanceJobName, (app: INestApplicationContext) => Promise
   'partition-manager': (app) => app.get(PartitionManagerService).run(),
   retention: (app) => app.get(RetentionService).run(),
   'integrity-check': (app) => app.get(IntegrityCheckService).run(),
+  'audit-seal': (app) => app.get(AuditSealService).run(),
 };
 
 const EXIT_FOR_STATUS: Record<JobStatus, number> = { ok: 0, failed: 1, alert: 2, busy: 75 };
@@ -65,6 +78,8 @@ async function main(argv: string[]): Promise<number> {
       return writeOpenApi(args);
     case 'admin:reset-password':
       return resetPassword(args);
+    case 'audit:verify':
+      return auditVerify(args);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -112,6 +127,55 @@ async function resetPassword(args: string[]): Promise<number> {
     }
     print({ command: 'admin:reset-password', username, temporaryPassword, mustChangePassword: true });
     return 0;
+  });
+}
+
+/**
+ * Verifies the tamper evidence with nothing but a connection: no migrations, no service, no
+ * signing key (with --public-key). Prints the human-readable report (or JSON with --json).
+ */
+async function auditVerify(args: string[]): Promise<number> {
+  const options: { stores?: EventStore[]; from?: Date; to?: Date; publicKey?: string; json: boolean } = { json: false };
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    const instant = (v: string) => {
+      const d = new Date(v);
+      if (!/\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime())) throw new UsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
+      return d;
+    };
+    if (flag === '--store') {
+      const store = value();
+      if (store !== 'audit_events' && store !== 'security_events') throw new UsageError('--store is audit_events or security_events');
+      options.stores = [store];
+    } else if (flag === '--from') options.from = instant(value());
+    else if (flag === '--to') options.to = instant(value());
+    else if (flag === '--public-key') options.publicKey = value();
+    else if (flag === '--json') options.json = true;
+    else throw new UsageError(`unknown option for audit:verify: ${flag}`);
+  }
+  return withDatabase(async (config, database) => {
+    let keys: AuditVerifyKeys;
+    if (options.publicKey) {
+      const text = readFileSync(options.publicKey, 'utf8');
+      keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
+    } else {
+      keys = AuditSigningKeys.load(config).verifyKeys;
+    }
+    const dataSource = new DataSource(database.dialect.dataSourceOptions(connectionSettings(config, database.url, 'medios-audit-verify')));
+    await dataSource.initialize();
+    try {
+      const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
+      const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
+      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+      return report.intact ? 0 : 2;
+    } finally {
+      await dataSource.destroy();
+    }
   });
 }
 
