@@ -1,25 +1,21 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory.js';
 import { AppModule } from './app.module.js';
-import { DataSource } from 'typeorm';
 import { AuditSealService } from './audit/integrity/audit-seal.service.js';
-import { AuditSealsRepository } from './audit/integrity/audit-seals.repository.js';
-import { AuditSigningKeys, AuditVerifyKeys, parseJwks, parsePublicKeys } from './audit/integrity/audit-signing-keys.js';
-import { AuditVerifier, formatReport } from './audit/integrity/audit-verification.service.js';
+import { auditVerifyCommand, AuditVerifyUsageError, parseAuditVerifyArgs } from './audit/integrity/audit-verify.command.js';
 import { IntegrityCheckService } from './audit/maintenance/integrity-check.service.js';
 import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenance/maintenance-job.runner.js';
 import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
 import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
-import { connectionSettings, type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
-import type { EventStore } from './database/dialects/sql-dialect.js';
+import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
 import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
 /**
@@ -130,53 +126,9 @@ async function resetPassword(args: string[]): Promise<number> {
   });
 }
 
-/**
- * Verifies the tamper evidence with nothing but a connection: no migrations, no service, no
- * signing key (with --public-key). Prints the human-readable report (or JSON with --json).
- */
 async function auditVerify(args: string[]): Promise<number> {
-  const options: { stores?: EventStore[]; from?: Date; to?: Date; publicKey?: string; json: boolean } = { json: false };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    const instant = (v: string) => {
-      const d = new Date(v);
-      if (!/\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime())) throw new UsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
-      return d;
-    };
-    if (flag === '--store') {
-      const store = value();
-      if (store !== 'audit_events' && store !== 'security_events') throw new UsageError('--store is audit_events or security_events');
-      options.stores = [store];
-    } else if (flag === '--from') options.from = instant(value());
-    else if (flag === '--to') options.to = instant(value());
-    else if (flag === '--public-key') options.publicKey = value();
-    else if (flag === '--json') options.json = true;
-    else throw new UsageError(`unknown option for audit:verify: ${flag}`);
-  }
-  return withDatabase(async (config, database) => {
-    let keys: AuditVerifyKeys;
-    if (options.publicKey) {
-      const text = readFileSync(options.publicKey, 'utf8');
-      keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
-    } else {
-      keys = AuditSigningKeys.load(config).verifyKeys;
-    }
-    const dataSource = new DataSource(database.dialect.dataSourceOptions(connectionSettings(config, database.url, 'medios-audit-verify')));
-    await dataSource.initialize();
-    try {
-      const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
-      const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
-      process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-      return report.intact ? 0 : 2;
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+  parseAuditVerifyArgs(args); // usage errors before any database is started
+  return withDatabase((config, database) => auditVerifyCommand(args, config, database, (text) => process.stdout.write(text)));
 }
 
 async function writeOpenApi(args: string[]): Promise<number> {
@@ -224,7 +176,7 @@ function repositoryRoot(): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof AuditVerifyUsageError) {
       process.stderr.write(`${err.message}\n\n${USAGE}\n`);
       process.exit(64);
     }

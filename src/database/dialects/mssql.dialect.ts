@@ -336,12 +336,12 @@ SELECT @result AS result;`,
           : `CAST(id AS varchar(20)) AS id, ${time}, action, result, actor_user_id, attempted_username, session_id, failure_reason, ip, user_agent, metadata, row_hash`;
     if ('ids' in selection) {
       return {
-        sql: `SELECT ${fields} FROM dbo.${t} WHERE id IN (SELECT CAST(value AS bigint) FROM OPENJSON(@0)) ORDER BY id`,
+        sql: `SELECT ${fields} FROM dbo.${t} e WHERE e.id IN (SELECT CAST(value AS bigint) FROM OPENJSON(@0)) ORDER BY e.id`,
         parameters: [new MssqlParameter(JSON.stringify(selection.ids), 'nvarchar')],
       };
     }
     return {
-      sql: `SELECT ${fields} FROM dbo.${t} WHERE id > @0 AND id <= @1 ORDER BY id`,
+      sql: `SELECT ${fields} FROM dbo.${t} e WHERE e.id > @0 AND e.id <= @1 ORDER BY e.id`,
       parameters: [new MssqlParameter(String(selection.afterId), 'bigint'), new MssqlParameter(String(selection.upToId), 'bigint')],
     };
   }

@@ -263,10 +263,10 @@ LIMIT ${param(q.rows)}`;
           ? `id::text AS id, ${time}, actor_user_id, actor_role_id, ip, user_agent, correlation_id::text AS correlation_id, action, target_type, target_id, metadata::text AS metadata, row_hash`
           : `id::text AS id, ${time}, action, result, actor_user_id, attempted_username, session_id, failure_reason, ip, user_agent, metadata::text AS metadata, row_hash`;
     if ('ids' in selection) {
-      return { sql: `SELECT ${fields} FROM ${t} WHERE id = ANY($1::bigint[]) ORDER BY id`, parameters: [selection.ids.map(String)] };
+      return { sql: `SELECT ${fields} FROM ${t} e WHERE e.id = ANY($1::bigint[]) ORDER BY e.id`, parameters: [selection.ids.map(String)] };
     }
     return {
-      sql: `SELECT ${fields} FROM ${t} WHERE id > $1::bigint AND id <= $2::bigint ORDER BY id`,
+      sql: `SELECT ${fields} FROM ${t} e WHERE e.id > $1::bigint AND e.id <= $2::bigint ORDER BY e.id`,
       parameters: [String(selection.afterId), String(selection.upToId)],
     };
   }
