@@ -62,13 +62,19 @@ describe('tamper-evident audit trail', () => {
     return result;
   };
   const verify = (): Promise<VerificationReport> => t.app.get(AuditIntegrityService).verify();
-  const findings = (r: VerificationReport): Array<Pick<Finding, 'kind' | 'id'>> => r.stores.flatMap((s) => s.findings.map((f) => ({ kind: f.kind, id: f.id })));
+  const findings = (r: VerificationReport): Array<Pick<Finding, 'kind' | 'id'>> =>
+    r.stores.flatMap((s) => s.findings.map((f) => ({ kind: f.kind, id: f.id })));
   /** Runs the audit:verify command on this database; its exit code and report. */
   const cli = async (...args: string[]) => {
     let out = '';
-    const code = await auditVerifyCommand(args, t.config, { url: t.config.databaseUrl!, engine: t.engine, dialect, embedded: false, stop: async () => {} }, (s) => {
-      out += s;
-    });
+    const code = await auditVerifyCommand(
+      args,
+      t.config,
+      { url: t.config.databaseUrl!, engine: t.engine, dialect, embedded: false, stop: async () => {} },
+      (s) => {
+        out += s;
+      },
+    );
     return { code, out };
   };
   const rowOf = async (id: number) => (await t.query(`SELECT * FROM audit_events WHERE id = $1`, [id]))[0];
@@ -148,11 +154,20 @@ describe('tamper-evident audit trail', () => {
         targetId: 'forged',
         metadata: JSON.parse(row.metadata),
       });
-      await t.query(`UPDATE audit_events SET target_id = 'forged', row_hash = $1, occurred_at = $2 WHERE id = $3`, [forged, new Date(before.occurred_at), b]);
+      await t.query(`UPDATE audit_events SET target_id = 'forged', row_hash = $1, occurred_at = $2 WHERE id = $3`, [
+        forged,
+        new Date(before.occurred_at),
+        b,
+      ]);
       const report = await verify();
       expect(findings(report)).toEqual([{ kind: 'modified', id: b }]);
       expect(report.stores[0]!.findings[0]!.detail).toContain('row_hash was rewritten');
-      await t.query(`UPDATE audit_events SET target_id = $1, row_hash = $2, occurred_at = $3 WHERE id = $4`, [before.target_id, before.row_hash, before.occurred_at, b]);
+      await t.query(`UPDATE audit_events SET target_id = $1, row_hash = $2, occurred_at = $3 WHERE id = $4`, [
+        before.target_id,
+        before.row_hash,
+        before.occurred_at,
+        b,
+      ]);
       expect((await verify()).intact).toBe(true);
     });
 
@@ -209,9 +224,27 @@ describe('tamper-evident audit trail', () => {
       expect(kinds).toContain('seal_chain');
       const k = kept[0];
       await t.query(
-        `INSERT INTO audit_seals (store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, first_occurred_at, last_occurred_at, previous_seal_hash, seal_hash, sealed_at, key_id, signature)
+        `INSERT INTO audit_seals (store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, events_from, events_to, previous_seal_hash, seal_hash, sealed_at, key_id, signature)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-        [k.store, k.seq, k.first_id, k.last_id, k.up_to, k.ids, k.pending, k.count, k.digest, k.row_tags, k.first_occurred_at, k.last_occurred_at, k.previous_seal_hash, k.seal_hash, k.sealed_at, k.key_id, k.signature],
+        [
+          k.store,
+          k.seq,
+          k.first_id,
+          k.last_id,
+          k.up_to,
+          k.ids,
+          k.pending,
+          k.count,
+          k.digest,
+          k.row_tags,
+          k.events_from,
+          k.events_to,
+          k.previous_seal_hash,
+          k.seal_hash,
+          k.sealed_at,
+          k.key_id,
+          k.signature,
+        ],
       );
       expect((await verify()).intact).toBe(true);
     });
@@ -299,7 +332,7 @@ describe('tamper-evident audit trail', () => {
   });
 
   describe('operations', () => {
-    it('publishes the public keys without a token, the current one first, keyed by the seals\' keyId', async () => {
+    it("publishes the public keys without a token, the current one first, keyed by the seals' keyId", async () => {
       const res = await t.get('/.well-known/audit-keys.json');
       expect(res.status).toBe(200);
       const keys = t.app.get(AuditSigningKeys);
@@ -388,7 +421,20 @@ describe('tamper-evident audit trail', () => {
 
   /** Writes a row back exactly as it was read (explicit id). */
   async function putBack(row: Record<string, unknown>): Promise<void> {
-    const columns = ['id', 'occurred_at', 'actor_user_id', 'actor_role_id', 'ip', 'user_agent', 'correlation_id', 'action', 'target_type', 'target_id', 'metadata', 'row_hash'];
+    const columns = [
+      'id',
+      'occurred_at',
+      'actor_user_id',
+      'actor_role_id',
+      'ip',
+      'user_agent',
+      'correlation_id',
+      'action',
+      'target_type',
+      'target_id',
+      'metadata',
+      'row_hash',
+    ];
     const values = columns.map((c) => (c === 'metadata' && row[c] !== null && typeof row[c] === 'object' ? JSON.stringify(row[c]) : row[c]));
     if (t.engine === 'postgres') {
       await t.query(`INSERT INTO audit_events (${columns.join(', ')}) VALUES (${columns.map((_c, i) => `$${i + 1}`).join(', ')})`, values);

@@ -65,7 +65,7 @@ export class AuditIntegrityController {
   @ApiOperation({
     summary: 'Public keys of the audit seals',
     description:
-      'Public. The Ed25519 keys (JWK, `kid` = RFC 7638 thumbprint = the seals\' `keyId`) that verify the audit seals: the current signing key ' +
+      "Public. The Ed25519 keys (JWK, `kid` = RFC 7638 thumbprint = the seals' `keyId`) that verify the audit seals: the current signing key " +
       '(`current`) and the older keys still configured for verification after a rotation.',
   })
   @ApiOkResponse({ schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object' } }, current: { type: 'string' } } } })

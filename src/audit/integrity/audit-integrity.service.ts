@@ -53,7 +53,16 @@ export class AuditIntegrityService {
     const newest = async (store: EventStore): Promise<NewestSeal | null> => {
       const s = await this.seals.newest(this.dataSource, store);
       return s
-        ? { seq: s.seq, firstId: s.firstId, lastId: s.lastId, upTo: s.upTo, count: s.count, sealedAt: s.sealedAt, keyId: s.keyId, sealHash: s.storedSealHash }
+        ? {
+            seq: s.seq,
+            firstId: s.firstId,
+            lastId: s.lastId,
+            upTo: s.upTo,
+            count: s.count,
+            sealedAt: s.sealedAt,
+            keyId: s.keyId,
+            sealHash: s.storedSealHash,
+          }
         : null;
     };
     return {

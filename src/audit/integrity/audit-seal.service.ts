@@ -157,7 +157,14 @@ export class AuditSealService {
       previousHash = hash;
       written++;
     }
-    return { seals: written, covered: covered.length, late: late.length, pending: pending.length, upTo: Math.max(highWater, fromId), newestSealHash: previousHash };
+    return {
+      seals: written,
+      covered: covered.length,
+      late: late.length,
+      pending: pending.length,
+      upTo: Math.max(highWater, fromId),
+      newestSealHash: previousHash,
+    };
   }
 
   private async read(store: EventStore, selection: { ids: number[] } | { afterId: number; upToId: number }): Promise<SealedRow[]> {

@@ -1,6 +1,6 @@
 import type { EventStore, Queryable, SqlDialect } from '../../database/dialects/sql-dialect.js';
 import { PreparedStatement } from '../../database/prepared-statement.js';
-import type { Seal } from './canonical.js';
+import { canonicalInstant, type Seal } from './canonical.js';
 
 interface SealRow {
   store: EventStore;
@@ -13,11 +13,11 @@ interface SealRow {
   count: number;
   digest: string;
   row_tags: string;
-  first_occurred_at: string;
-  last_occurred_at: string;
+  events_from: string;
+  events_to: string;
   previous_seal_hash: string | null;
   seal_hash: string;
-  sealed_at: string;
+  sealed_at: Date | string;
   key_id: string;
   signature: string;
 }
@@ -39,17 +39,17 @@ function toSeal(r: SealRow): StoredSeal {
     count: Number(r.count),
     digest: r.digest.trim(),
     rowTags: r.row_tags,
-    firstOccurredAt: r.first_occurred_at,
-    lastOccurredAt: r.last_occurred_at,
+    firstOccurredAt: r.events_from,
+    lastOccurredAt: r.events_to,
     previousSealHash: r.previous_seal_hash === null ? null : r.previous_seal_hash.trim(),
-    sealedAt: r.sealed_at,
+    sealedAt: canonicalInstant(new Date(r.sealed_at)),
     keyId: r.key_id,
     signature: r.signature,
     storedSealHash: r.seal_hash.trim(),
   };
 }
 
-const COLUMNS = `store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, first_occurred_at, last_occurred_at,
+const COLUMNS = `store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, events_from, events_to,
   previous_seal_hash, seal_hash, sealed_at, key_id, signature`;
 
 /** The last scheduled verification, as GET /api/v1/audit/integrity shows it. */
@@ -74,7 +74,10 @@ export class AuditSealsRepository {
 
   constructor(dialect: SqlDialect) {
     this.insertSeal = new PreparedStatement(
-      dialect.insertStatement('audit_seals', COLUMNS.split(',').map((c) => c.trim())),
+      dialect.insertStatement(
+        'audit_seals',
+        COLUMNS.split(',').map((c) => c.trim()),
+      ),
     );
     this.insertVerification = new PreparedStatement(dialect.insertStatement('audit_verifications', ['verified_at', 'intact', 'findings', 'summary']));
   }
@@ -100,11 +103,11 @@ export class AuditSealsRepository {
       count: seal.count,
       digest: seal.digest,
       row_tags: seal.rowTags,
-      first_occurred_at: seal.firstOccurredAt,
-      last_occurred_at: seal.lastOccurredAt,
+      events_from: seal.firstOccurredAt,
+      events_to: seal.lastOccurredAt,
       previous_seal_hash: seal.previousSealHash,
       seal_hash: hash,
-      sealed_at: seal.sealedAt,
+      sealed_at: new Date(seal.sealedAt),
       key_id: seal.keyId,
       signature: seal.signature,
     });
@@ -117,6 +120,11 @@ export class AuditSealsRepository {
   async latestVerification(db: Queryable): Promise<VerificationRecord | null> {
     const row = await this.lastVerification.one(db, {});
     if (!row) return null;
-    return { verifiedAt: new Date(row.verified_at).toISOString(), intact: Boolean(row.intact), findings: Number(row.findings), summary: JSON.parse(row.summary) };
+    return {
+      verifiedAt: new Date(row.verified_at).toISOString(),
+      intact: Boolean(row.intact),
+      findings: Number(row.findings),
+      summary: JSON.parse(row.summary),
+    };
   }
 }

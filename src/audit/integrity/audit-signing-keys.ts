@@ -107,7 +107,10 @@ export class AuditSigningKeys {
     if (config.auditSeal.signingKeyPem) return new AuditSigningKeys(createPrivateKey(config.auditSeal.signingKeyPem), previous);
     const path = join(config.dataDir, 'audit-signing-key.pem');
     if (existsSync(path)) return new AuditSigningKeys(createPrivateKey(readFileSync(path, 'utf8')), previous);
-    const { privateKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('ed25519', {
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     mkdirSync(config.dataDir, { recursive: true });
     writeFileSync(path, privateKey, { mode: 0o600 });
     chmodSync(path, 0o600);

@@ -104,7 +104,8 @@ export class AuditVerifier {
   async verify(options: VerifyOptions = {}): Promise<VerificationReport> {
     const verifiedAt = this.now();
     const stores: StoreReport[] = [];
-    for (const store of options.stores ?? (['audit_events', 'security_events'] as const)) stores.push(await this.verifyStore(store, options, verifiedAt));
+    for (const store of options.stores ?? (['audit_events', 'security_events'] as const))
+      stores.push(await this.verifyStore(store, options, verifiedAt));
     return { intact: stores.every((s) => s.findings.length === 0), verifiedAt: canonicalInstant(verifiedAt), stores };
   }
 
@@ -119,14 +120,34 @@ export class AuditVerifier {
     for (const seal of seals) {
       const hash = sealHash(seal);
       if (seal.seq !== expectedSeq) {
-        findings.push({ kind: 'seal_chain', store, seq: seal.seq, detail: `seal ${expectedSeq}${seal.seq > expectedSeq + 1 ? `-${seal.seq - 1}` : ''} missing before seal ${seal.seq}` });
+        findings.push({
+          kind: 'seal_chain',
+          store,
+          seq: seal.seq,
+          detail: `seal ${expectedSeq}${seal.seq > expectedSeq + 1 ? `-${seal.seq - 1}` : ''} missing before seal ${seal.seq}`,
+        });
       } else if (seal.previousSealHash !== previousHash) {
-        findings.push({ kind: 'seal_chain', store, seq: seal.seq, detail: `seal ${seal.seq} does not chain to seal ${seal.seq - 1} (previousSealHash differs)` });
+        findings.push({
+          kind: 'seal_chain',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq} does not chain to seal ${seal.seq - 1} (previousSealHash differs)`,
+        });
       }
       if (!this.keys.has(seal.keyId)) {
-        findings.push({ kind: 'seal_unknown_key', store, seq: seal.seq, detail: `seal ${seal.seq} is signed with key ${seal.keyId}, which is not among the verification keys` });
+        findings.push({
+          kind: 'seal_unknown_key',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq} is signed with key ${seal.keyId}, which is not among the verification keys`,
+        });
       } else if (!this.keys.verify(seal.keyId, canonicalSeal(seal), seal.signature)) {
-        findings.push({ kind: 'seal_signature', store, seq: seal.seq, detail: `seal ${seal.seq}: the signature does not match its content (the seal was altered)` });
+        findings.push({
+          kind: 'seal_signature',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq}: the signature does not match its content (the seal was altered)`,
+        });
       }
       if (seal.storedSealHash !== hash) {
         findings.push({ kind: 'seal_modified', store, seq: seal.seq, detail: `seal ${seal.seq}: its stored seal_hash does not match its content` });
@@ -150,7 +171,14 @@ export class AuditVerifier {
         skippedRanges.push(parseRanges(seal.ids));
         continue;
       }
-      checked.push({ seal, partlyExpired: seal.firstOccurredAt < cutoff, remaining: seal.count, digest: new SealDigest(), incomplete: false, rowFindings: 0 });
+      checked.push({
+        seal,
+        partlyExpired: seal.firstOccurredAt < cutoff,
+        remaining: seal.count,
+        digest: new SealDigest(),
+        incomplete: false,
+        rowFindings: 0,
+      });
     }
 
     // every covered id with its seal and sealed tag, in id order (late ids make seals interleave)
@@ -159,7 +187,12 @@ export class AuditVerifier {
       const ids = [...idsOf(parseRanges(seal.ids))];
       const tags = decodeRowTags(seal.rowTags);
       if (ids.length !== seal.count || tags.length !== seal.count) {
-        findings.push({ kind: 'seal_malformed', store, seq: seal.seq, detail: `seal ${seal.seq}: count ${seal.count}, ${ids.length} ids, ${tags.length} row tags` });
+        findings.push({
+          kind: 'seal_malformed',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq}: count ${seal.count}, ${ids.length} ids, ${tags.length} row tags`,
+        });
       }
       total += ids.length;
       return { ids, tags };
@@ -204,16 +237,25 @@ export class AuditVerifier {
     const firstChecked = total ? coveredIds[order[0]!]! - 1 : 0;
     const scanFrom = from || to ? firstChecked : 0;
     const scanTo = from || to ? (total ? coveredIds[order[total - 1]!]! : 0) : maxId;
-    for (let after = scanFrom; after < scanTo; after += ID_WINDOW) {
+    const windowAfter = (after: number): Promise<EventRow[]> | null => {
+      if (after >= scanTo) return null;
       const { sql, parameters } = this.dialect.eventRows(store, { afterId: after, upToId: Math.min(after + ID_WINDOW, scanTo) }, 'full');
-      const rows: EventRow[] = await this.dataSource.query(sql, parameters);
+      return this.dataSource.query(sql, parameters);
+    };
+    // the next window is read while this one is hashed: the database and Node work at once
+    let next = windowAfter(scanFrom);
+    for (let after = scanFrom; next; after += ID_WINDOW) {
+      const rows = await next;
+      next = windowAfter(after + ID_WINDOW);
       for (const row of rows) {
         const id = Number(row.id);
         events++;
         const stored = row.row_hash === null ? null : row.row_hash.trim();
         const recomputed = recomputeRowHash(store, row);
-        if (stored === null) byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
-        else if (recomputed !== stored) byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
+        // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
+        const sealedHistory = newest !== null && id <= newest.upTo && !isSkipped(id);
+        if (sealedHistory && stored === null) byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
+        else if (sealedHistory && recomputed !== stored) byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
 
         missingUpTo(id);
         if (p < total && coveredIds[order[p]!]! === id) {
@@ -225,7 +267,12 @@ export class AuditVerifier {
           state.remaining--;
           if (rowTag(hash) !== coveredTags[at]) mismatched.push({ id, tag: rowTag(hash), seal: s });
         } else if (newest && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id)) {
-          byId.set(id, { kind: 'inserted', store, id, detail: `event ${id} is covered by no seal although seal ${newest.seq} covers every id up to ${newest.upTo}` });
+          byId.set(id, {
+            kind: 'inserted',
+            store,
+            id,
+            detail: `event ${id} is covered by no seal although seal ${newest.seq} covers every id up to ${newest.upTo}`,
+          });
         } else if (!isSkipped(id)) {
           unsealed++;
         }
@@ -244,9 +291,21 @@ export class AuditVerifier {
       checked[m.seal]!.rowFindings++;
       const origin = byTag.get(m.tag);
       if (origin !== undefined && origin !== m.id) {
-        byId.set(m.id, { kind: 'reordered', store, id: m.id, seq, detail: `event ${m.id} holds the content seal ${seq} sealed for event ${origin} (events re-ordered)` });
+        byId.set(m.id, {
+          kind: 'reordered',
+          store,
+          id: m.id,
+          seq,
+          detail: `event ${m.id} holds the content seal ${seq} sealed for event ${origin} (events re-ordered)`,
+        });
       } else if (byId.get(m.id)?.kind !== 'modified') {
-        byId.set(m.id, { kind: 'modified', store, id: m.id, seq, detail: `event ${m.id} differs from what seal ${seq} sealed (its row_hash was rewritten to match)` });
+        byId.set(m.id, {
+          kind: 'modified',
+          store,
+          id: m.id,
+          seq,
+          detail: `event ${m.id} differs from what seal ${seq} sealed (its row_hash was rewritten to match)`,
+        });
       } else {
         byId.get(m.id)!.seq = seq;
       }
@@ -261,7 +320,12 @@ export class AuditVerifier {
     for (const state of checked) {
       if (state.incomplete || state.remaining !== 0 || state.rowFindings) continue;
       if (state.digest.digest().digest !== state.seal.digest) {
-        findings.push({ kind: 'seal_digest', store, seq: state.seal.seq, detail: `seal ${state.seal.seq}: the digest of events ${state.seal.ids} does not match` });
+        findings.push({
+          kind: 'seal_digest',
+          store,
+          seq: state.seal.seq,
+          detail: `seal ${state.seal.seq}: the digest of events ${state.seal.ids} does not match`,
+        });
       }
     }
 
@@ -272,7 +336,9 @@ export class AuditVerifier {
       expiredSeals,
       events,
       unsealed,
-      newestSeal: newest ? { seq: newest.seq, sealHash: newest.storedSealHash, sealedAt: newest.sealedAt, lastId: newest.lastId, upTo: newest.upTo } : null,
+      newestSeal: newest
+        ? { seq: newest.seq, sealHash: newest.storedSealHash, sealedAt: newest.sealedAt, lastId: newest.lastId, upTo: newest.upTo }
+        : null,
       findings,
     };
   }
@@ -288,7 +354,9 @@ export function formatReport(report: VerificationReport): string {
       `  events rehashed: ${s.events}; not sealed yet: ${s.unsealed}`,
     );
     if (s.newestSeal) {
-      lines.push(`  newest seal: #${s.newestSeal.seq} sealed at ${s.newestSeal.sealedAt}, ids up to ${s.newestSeal.upTo}, seal hash ${s.newestSeal.sealHash}`);
+      lines.push(
+        `  newest seal: #${s.newestSeal.seq} sealed at ${s.newestSeal.sealedAt}, ids up to ${s.newestSeal.upTo}, seal hash ${s.newestSeal.sealHash}`,
+      );
     } else {
       lines.push('  newest seal: none yet');
     }

@@ -29,7 +29,8 @@ export function parseAuditVerifyArgs(args: readonly string[]): AuditVerifyArgs {
     };
     const instant = (v: string) => {
       const d = new Date(v);
-      if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime())) throw new AuditVerifyUsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
+      if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime()))
+        throw new AuditVerifyUsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
       return d;
     };
     if (flag === '--store') {
@@ -50,7 +51,12 @@ export function parseAuditVerifyArgs(args: readonly string[]): AuditVerifyArgs {
  * service, and with --public-key no signing key), writes the report (human-readable, or JSON with
  * --json) and answers the exit code: 0 intact, 2 findings.
  */
-export async function auditVerifyCommand(args: readonly string[], config: AppConfig, database: DatabaseRuntime, write: (text: string) => void): Promise<number> {
+export async function auditVerifyCommand(
+  args: readonly string[],
+  config: AppConfig,
+  database: DatabaseRuntime,
+  write: (text: string) => void,
+): Promise<number> {
   const options = parseAuditVerifyArgs(args);
   let keys: AuditVerifyKeys;
   if (options.publicKeyFile) {

@@ -59,7 +59,7 @@ describe('canonical row serialization', () => {
     expect(rowHash('audit_events', { ...audit, ip: null })).not.toBe(base);
   });
 
-  it('reads both engines\' timestamp text as the same canonical instant, keeping a non-zero seventh digit', () => {
+  it("reads both engines' timestamp text as the same canonical instant, keeping a non-zero seventh digit", () => {
     expect(canonicalInstant(new Date('2025-03-01T12:00:00.123Z'))).toBe('2025-03-01T12:00:00.123000Z');
     expect(canonicalInstantFromText('2025-03-01T12:00:00.123000Z')).toBe('2025-03-01T12:00:00.123000Z');
     expect(canonicalInstantFromText('2025-03-01 12:00:00.1230000')).toBe('2025-03-01T12:00:00.123000Z');

@@ -54,7 +54,18 @@ export type EventFields<S extends EventStore> = S extends 'audit_events' ? Audit
 
 const FIELDS = {
   audit_events: ['occurredAt', 'actorUserId', 'actorRoleId', 'ip', 'userAgent', 'correlationId', 'action', 'targetType', 'targetId', 'metadata'],
-  security_events: ['occurredAt', 'action', 'result', 'actorUserId', 'attemptedUsername', 'sessionId', 'failureReason', 'ip', 'userAgent', 'metadata'],
+  security_events: [
+    'occurredAt',
+    'action',
+    'result',
+    'actorUserId',
+    'attemptedUsername',
+    'sessionId',
+    'failureReason',
+    'ip',
+    'userAgent',
+    'metadata',
+  ],
 } as const;
 
 /** RFC 8785 orders keys by their UTF-16 code units, which for these ASCII names is plain `<`. */
@@ -99,8 +110,10 @@ export function canonicalRow<S extends EventStore>(store: S, row: EventFields<S>
     out += `"${key}":`;
     if (key === 'store') out += `"${store}"`;
     else if (key === 'v') out += String(CANONICAL_VERSION);
-    else if (key === 'metadata') out += values.metadata === null || values.metadata === undefined ? 'null' : (canonicalize(values.metadata) ?? 'null');
-    else if (key === 'correlationId') out += scalar(typeof values.correlationId === 'string' ? values.correlationId.toLowerCase() : values.correlationId);
+    else if (key === 'metadata')
+      out += values.metadata === null || values.metadata === undefined ? 'null' : (canonicalize(values.metadata) ?? 'null');
+    else if (key === 'correlationId')
+      out += scalar(typeof values.correlationId === 'string' ? values.correlationId.toLowerCase() : values.correlationId);
     else out += scalar(values[key]);
   }
   return `${out}}`;
@@ -225,8 +238,23 @@ export interface Seal extends SealBody {
 
 /** The signed text of a seal: RFC 8785 of its body (every field but the signature), prefixed with the version. */
 export function canonicalSeal(body: SealBody): string {
-  const { store, seq, firstId, lastId, upTo, ids, pending, count, digest, rowTags, firstOccurredAt, lastOccurredAt, previousSealHash, sealedAt, keyId } =
-    body;
+  const {
+    store,
+    seq,
+    firstId,
+    lastId,
+    upTo,
+    ids,
+    pending,
+    count,
+    digest,
+    rowTags,
+    firstOccurredAt,
+    lastOccurredAt,
+    previousSealHash,
+    sealedAt,
+    keyId,
+  } = body;
   return canonicalize({
     v: CANONICAL_VERSION,
     store,

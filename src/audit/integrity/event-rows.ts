@@ -1,5 +1,12 @@
 import type { EventRow, EventStore, SqlDialect } from '../../database/dialects/sql-dialect.js';
-import { type AuditEventFields, canonicalInstantFromText, type EventFields, metadataFromText, rowHash, type SecurityEventFields } from './canonical.js';
+import {
+  type AuditEventFields,
+  canonicalInstantFromText,
+  type EventFields,
+  metadataFromText,
+  rowHash,
+  type SecurityEventFields,
+} from './canonical.js';
 
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -54,7 +61,11 @@ export const ID_WINDOW = 20_000;
  * Used once when hashing is introduced (the migration) and by fixtures that write rows in bulk.
  * Runs as the schema owner: the service's role may not update the event stores.
  */
-export async function backfillRowHashes(db: { query(sql: string, parameters?: unknown[]): Promise<any> }, dialect: SqlDialect, store: EventStore): Promise<number> {
+export async function backfillRowHashes(
+  db: { query(sql: string, parameters?: unknown[]): Promise<any> },
+  dialect: SqlDialect,
+  store: EventStore,
+): Promise<number> {
   const [top]: Array<{ m: string | number | null }> = await db.query(`SELECT MAX(id) AS m FROM ${store}`);
   const max = Number(top?.m ?? 0);
   let filled = 0;
@@ -70,10 +81,9 @@ export async function backfillRowHashes(db: { query(sql: string, parameters?: un
         hashes.map((m) => m.h),
       ]);
     } else {
-      await db.query(
-        `UPDATE e SET row_hash = j.h FROM dbo.${store} e JOIN OPENJSON(@0) WITH (id bigint '$.id', h char(64) '$.h') j ON j.id = e.id`,
-        [JSON.stringify(hashes)],
-      );
+      await db.query(`UPDATE e SET row_hash = j.h FROM dbo.${store} e JOIN OPENJSON(@0) WITH (id bigint '$.id', h char(64) '$.h') j ON j.id = e.id`, [
+        JSON.stringify(hashes),
+      ]);
     }
     filled += hashes.length;
   }

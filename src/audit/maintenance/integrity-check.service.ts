@@ -50,7 +50,10 @@ export class IntegrityCheckService {
         status: healthy ? 'ok' : 'alert',
         details: {
           healthy,
-          checks: { ...Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { healthy: c.healthy, ...c.data }])), seals: { healthy: report.intact, ...seals } },
+          checks: {
+            ...Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { healthy: c.healthy, ...c.data }])),
+            seals: { healthy: report.intact, ...seals },
+          },
         },
       };
     });
