@@ -252,13 +252,16 @@ export class AuditVerifier {
         events++;
         const stored = row.row_hash === null ? null : row.row_hash.trim();
         const recomputed = recomputeRowHash(store, row);
-        // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
-        const sealedHistory = newest !== null && id <= newest.upTo && !isSkipped(id);
-        if (sealedHistory && stored === null) byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
-        else if (sealedHistory && recomputed !== stored) byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
-
         missingUpTo(id);
-        if (p < total && coveredIds[order[p]!]! === id) {
+        const covered = p < total && coveredIds[order[p]!]! === id;
+        // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
+        const sealedHistory = covered || (newest !== null && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id));
+        if (sealedHistory && stored === null)
+          byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
+        else if (sealedHistory && recomputed !== stored)
+          byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
+
+        if (covered) {
           const at = order[p++]!;
           const s = coveredSeal[at]!;
           const state = checked[s]!;
@@ -266,12 +269,12 @@ export class AuditVerifier {
           state.digest.add(id, hash);
           state.remaining--;
           if (rowTag(hash) !== coveredTags[at]) mismatched.push({ id, tag: rowTag(hash), seal: s });
-        } else if (newest && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id)) {
+        } else if (sealedHistory) {
           byId.set(id, {
             kind: 'inserted',
             store,
             id,
-            detail: `event ${id} is covered by no seal although seal ${newest.seq} covers every id up to ${newest.upTo}`,
+            detail: `event ${id} is covered by no seal although seal ${newest!.seq} covers every id up to ${newest!.upTo}`,
           });
         } else if (!isSkipped(id)) {
           unsealed++;
