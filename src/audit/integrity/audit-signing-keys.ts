@@ -84,18 +84,18 @@ export class AuditSigningKeys {
   readonly verifyKeys: AuditVerifyKeys;
 
   constructor(
-    private readonly privateKey: KeyObject,
+    readonly privateKeyObject: KeyObject,
     previous: readonly KeyObject[] = [],
   ) {
-    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('AUDIT_SIGNING_KEY must be an Ed25519 private key');
-    this.publicKey = createPublicKey(privateKey);
+    if (privateKeyObject.asymmetricKeyType !== 'ed25519') throw new Error('AUDIT_SIGNING_KEY must be an Ed25519 private key');
+    this.publicKey = createPublicKey(privateKeyObject);
     this.keyId = ed25519KeyId(this.publicKey);
     this.verifyKeys = new AuditVerifyKeys([this.publicKey, ...previous]);
   }
 
   /** Ed25519 signature of the text, base64. */
   sign(message: string): string {
-    return sign(null, Buffer.from(message), this.privateKey).toString('base64');
+    return sign(null, Buffer.from(message), this.privateKeyObject).toString('base64');
   }
 
   /**
