@@ -366,6 +366,16 @@ export function formatReport(report: VerificationReport): string {
     if (!s.findings.length) lines.push('  intact');
     for (const f of s.findings) lines.push(`  ${f.kind.toUpperCase().padEnd(16)} ${f.detail}`);
   }
-  lines.push('', report.intact ? 'RESULT: intact' : `RESULT: NOT INTACT (${report.stores.reduce((n, s) => n + s.findings.length, 0)} findings)`);
+  lines.push(
+    '',
+    report.intact
+      ? 'RESULT: intact'
+      : `RESULT: NOT INTACT (${plural(
+          report.stores.reduce((n, s) => n + s.findings.length, 0),
+          'finding',
+        )})`,
+  );
   return lines.join('\n');
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
