@@ -5,7 +5,7 @@ import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { AppMetrics } from '../../observability/metrics.js';
 
-export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check';
+export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check' | 'audit-seal';
 
 /**
  * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (integrity
