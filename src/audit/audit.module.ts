@@ -10,6 +10,7 @@ import { AuditEventsController } from './audit-events.controller.js';
 import { AuditEventsRepository } from './audit-events.repository.js';
 import { AuditEventsService } from './audit-events.service.js';
 import { AuditService } from './audit.service.js';
+import { Activation } from '../common/activation/activation.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
 import { AuditIntegrityController } from './integrity/audit-integrity.controller.js';
 import { AuditIntegrityService } from './integrity/audit-integrity.service.js';
@@ -37,6 +38,8 @@ import { SecurityEventsService } from './security-events.service.js';
   providers: [
     { provide: METADATA_SANITIZER, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new MetadataSanitizer(config.auditSanitizeKeys) },
     AuditService,
+    // the shared (de)activation writes audit events: every domain that soft-deletes uses it
+    Activation,
     SecurityEventsService,
     // The cursor's HMAC key is derived from the token-signing key: stable across restarts and
     // instances, secret, and never the signing key itself.
@@ -63,6 +66,7 @@ import { SecurityEventsService } from './security-events.service.js';
     AuditSealService,
     AuditIntegrityService,
     AuditService,
+    Activation,
     SecurityEventsService,
     METADATA_SANITIZER,
     AuditStorageInspector,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type FindOptionsWhere, Not } from 'typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -23,6 +24,7 @@ export class IngresosBrutosService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -67,28 +69,28 @@ export class IngresosBrutosService {
     return IngresosBrutosDto.of(await this.find(id));
   }
 
-  async deactivate(id: number): Promise<IngresosBrutosDto> {
-    return this.setActivo(await this.lock(id), false);
+  deactivate(id: number): Promise<IngresosBrutosDto> {
+    return this.setActivo(id, false);
   }
 
   /** 409 `duplicado` while another entry of the same provincia is active. */
-  async reactivate(id: number): Promise<IngresosBrutosDto> {
-    const entry = await this.lock(id);
-    if (!entry.activo) await this.ensureNoOtherActive(entry.provincia, id);
-    return this.setActivo(entry, true);
+  reactivate(id: number): Promise<IngresosBrutosDto> {
+    return this.setActivo(id, true);
   }
 
-  private async setActivo(entry: IngresosBrutosEntity, activo: boolean): Promise<IngresosBrutosDto> {
-    if (entry.activo === activo) return IngresosBrutosDto.of(entry);
-    const now = this.clock.now();
-    await uniqueOr409(this.dialect, duplicateMessage(entry.provincia), () =>
-      this.versions.update(IngresosBrutosEntity, { id: entry.id }, { activo, updatedAt: now }),
-    );
-    await this.audit.record(activo ? 'ingresos_brutos.reactivate' : 'ingresos_brutos.deactivate', 'ingresos_brutos', entry.id, {
-      before: { activo: entry.activo },
-      after: { activo },
+  private async setActivo(id: number, activo: boolean): Promise<IngresosBrutosDto> {
+    const entry = await this.lock(id);
+    const changed = await this.activation.set({
+      entity: IngresosBrutosEntity,
+      row: entry,
+      activo,
+      resource: 'ingresos_brutos',
+      // one active entry per provincia: the friendly 409 on reactivation, then the unique index under races
+      check: activo ? () => this.ensureNoOtherActive(entry.provincia, id) : undefined,
+      write: (changes) =>
+        uniqueOr409(this.dialect, duplicateMessage(entry.provincia), () => this.versions.update(IngresosBrutosEntity, { id }, changes)),
     });
-    return IngresosBrutosDto.of({ ...entry, activo, updatedAt: now });
+    return IngresosBrutosDto.of(changed);
   }
 
   private async ensureNoOtherActive(provincia: Provincia, exceptId?: number): Promise<void> {

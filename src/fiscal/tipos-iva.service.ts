@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -18,6 +19,7 @@ export class TiposIvaService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -76,14 +78,7 @@ export class TiposIvaService {
 
   private async setActivo(id: number, activo: boolean): Promise<TipoIvaDto> {
     const tipo = await this.lock(id);
-    if (tipo.activo === activo) return TipoIvaDto.of(tipo);
-    const now = this.clock.now();
-    await this.versions.update(TipoIvaEntity, { id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'tipo_iva.reactivate' : 'tipo_iva.deactivate', 'tipo_iva', id, {
-      before: { activo: tipo.activo },
-      after: { activo },
-    });
-    return TipoIvaDto.of({ ...tipo, activo, updatedAt: now });
+    return TipoIvaDto.of(await this.activation.set({ entity: TipoIvaEntity, row: tipo, activo, resource: 'tipo_iva' }));
   }
 
   private async lock(id: number): Promise<TipoIvaEntity> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -50,6 +51,7 @@ export class MediosService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
@@ -114,11 +116,7 @@ export class MediosService {
 
   private async setActivo(id: number, activo: boolean): Promise<MedioDto> {
     const medio = await this.lock(id, 'pessimistic_write');
-    if (medio.activo === activo) return MedioDto.of(medio);
-    const now = this.clock.now();
-    await this.versions.update(MedioEntity, { id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'medio.reactivate' : 'medio.deactivate', 'medio', id, { before: { activo: medio.activo }, after: { activo } });
-    return MedioDto.of({ ...medio, activo, updatedAt: now });
+    return MedioDto.of(await this.activation.set({ entity: MedioEntity, row: medio, activo, resource: 'medio' }));
   }
 
   private async find(id: number): Promise<MedioEntity> {

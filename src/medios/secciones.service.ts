@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { FindOptionsWhere } from 'typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -23,6 +24,7 @@ export class SeccionesService {
     private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -84,14 +86,7 @@ export class SeccionesService {
 
   private async setActivo(id: number, activo: boolean): Promise<SeccionDto> {
     const seccion = await this.lockWithActiveMedio(id);
-    if (seccion.activo === activo) return SeccionDto.of(seccion);
-    const now = this.clock.now();
-    await this.versions.update(SeccionEntity, { id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'seccion.reactivate' : 'seccion.deactivate', 'seccion', id, {
-      before: { activo: seccion.activo },
-      after: { activo },
-    });
-    return SeccionDto.of({ ...seccion, activo, updatedAt: now });
+    return SeccionDto.of(await this.activation.set({ entity: SeccionEntity, row: seccion, activo, resource: 'seccion' }));
   }
 
   /** The seccion, locked for the write (404 if missing), whose medio must be active (409). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
@@ -24,6 +25,7 @@ export class ProductTypesService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -73,17 +75,17 @@ export class ProductTypesService {
 
   async deactivate(id: number): Promise<ProductTypeDto> {
     const type = await this.lock(id, 'pessimistic_write');
-    if (!type.activo) return ProductTypeDto.of(type);
-    if (await this.txHost.tx.existsBy(ProductEntity, { productTypeId: id, activo: true })) {
-      throw new DomainError('tipo_producto_en_uso', `El tipo de producto ${id} está en uso por productos activos`);
-    }
-    return this.setActivo(type, false);
+    const check = async () => {
+      if (await this.txHost.tx.existsBy(ProductEntity, { productTypeId: id, activo: true })) {
+        throw new DomainError('tipo_producto_en_uso', `El tipo de producto ${id} está en uso por productos activos`);
+      }
+    };
+    return ProductTypeDto.of(await this.activation.set({ entity: ProductTypeEntity, row: type, activo: false, resource: 'tipo_producto', check }));
   }
 
   async reactivate(id: number): Promise<ProductTypeDto> {
     const type = await this.lock(id, 'pessimistic_write');
-    if (type.activo) return ProductTypeDto.of(type);
-    return this.setActivo(type, true);
+    return ProductTypeDto.of(await this.activation.set({ entity: ProductTypeEntity, row: type, activo: true, resource: 'tipo_producto' }));
   }
 
   /**
@@ -93,16 +95,6 @@ export class ProductTypesService {
   async requireActiveForProduct(id: number): Promise<void> {
     const type = await this.lock(id, 'pessimistic_read');
     if (!type.activo) throw new DomainError('tipo_producto_inactivo', `El tipo de producto ${id} está inactivo`);
-  }
-
-  private async setActivo(type: ProductTypeEntity, activo: boolean): Promise<ProductTypeDto> {
-    const now = this.clock.now();
-    await this.versions.update(ProductTypeEntity, { id: type.id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'tipo_producto.reactivate' : 'tipo_producto.deactivate', 'tipo_producto', type.id, {
-      before: { activo: type.activo },
-      after: { activo },
-    });
-    return ProductTypeDto.of({ ...type, activo, updatedAt: now });
   }
 
   private async find(id: number): Promise<ProductTypeEntity> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
@@ -29,6 +30,7 @@ export class ProductsService {
     private readonly rubros: RubrosService,
     private readonly types: ProductTypesService,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -82,16 +84,14 @@ export class ProductsService {
 
   async deactivate(id: number): Promise<ProductDto> {
     const product = await this.lock(id);
-    if (!product.activo) return ProductDto.of(product);
-    return this.setActivo(product, false);
+    return ProductDto.of(await this.activation.set({ entity: ProductEntity, row: product, activo: false, resource: 'producto' }));
   }
 
   /** An active product needs an active rubro and product type, as when it was created. */
   async reactivate(id: number): Promise<ProductDto> {
     const product = await this.lock(id);
-    if (product.activo) return ProductDto.of(product);
-    await this.requireActiveReferences(product.rubroId, product.productTypeId);
-    return this.setActivo(product, true);
+    const check = () => this.requireActiveReferences(product.rubroId, product.productTypeId);
+    return ProductDto.of(await this.activation.set({ entity: ProductEntity, row: product, activo: true, resource: 'producto', check }));
   }
 
   /** 404 unless the product exists; for the price history. Locked (write) when `forUpdate`. */
@@ -107,16 +107,6 @@ export class ProductsService {
     if (!(await tx.existsBy(ProductTypeEntity, { id: productTypeId }))) throw new NotFoundError('Tipo de producto', productTypeId);
     await this.rubros.requireActiveForProduct(rubroId);
     await this.types.requireActiveForProduct(productTypeId);
-  }
-
-  private async setActivo(product: ProductEntity, activo: boolean): Promise<ProductDto> {
-    const now = this.clock.now();
-    await this.versions.update(ProductEntity, { id: product.id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'producto.reactivate' : 'producto.deactivate', 'producto', product.id, {
-      before: { activo: product.activo },
-      after: { activo },
-    });
-    return ProductDto.of({ ...product, activo, updatedAt: now });
   }
 
   private async find(id: number): Promise<ProductEntity> {

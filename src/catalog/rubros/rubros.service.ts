@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
@@ -6,6 +7,7 @@ import { DomainError, NotFoundError } from '../../common/errors/domain-error.js'
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateRubroDto, type MoveRubroDto, RubroDto, type UpdateRubroDto } from './dto/rubro.dto.js';
+import { RubroEntity } from './rubro.entity.js';
 import { RubrosRepository, type RubroWithChain } from './rubros.repository.js';
 import { buildRubroTree, createsCycle, exceedsMaxDepth, type RubroTreeNode, type RubroTreeRow } from './rubro-tree.js';
 
@@ -24,6 +26,7 @@ export class RubrosService {
   constructor(
     private readonly rubros: RubrosRepository,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -100,14 +103,14 @@ export class RubrosService {
     await this.rubros.lockTree('shared');
     await this.rubros.lockRows([id], 'pessimistic_write');
     const { rubro } = await this.find(id);
-    if (!rubro.activo) return RubroDto.of(rubro);
-    if (await this.rubros.hasActiveChildren(id)) {
-      throw new DomainError('rubro_con_hijos_activos', `El rubro ${id} tiene rubros hijos activos`);
-    }
-    if (await this.rubros.hasActiveProducts(id)) {
-      throw new DomainError('rubro_con_productos_activos', `El rubro ${id} tiene productos activos`);
-    }
-    return this.setActivo(rubro, false);
+    return this.setActivo(rubro, false, async () => {
+      if (await this.rubros.hasActiveChildren(id)) {
+        throw new DomainError('rubro_con_hijos_activos', `El rubro ${id} tiene rubros hijos activos`);
+      }
+      if (await this.rubros.hasActiveProducts(id)) {
+        throw new DomainError('rubro_con_productos_activos', `El rubro ${id} tiene productos activos`);
+      }
+    });
   }
 
   /** An active rubro always hangs from active ancestors: the parent must be active. Idempotent. */
@@ -116,11 +119,11 @@ export class RubrosService {
     const [locked] = await this.rubros.lockRows([id], 'pessimistic_write');
     if (locked?.parentId) await this.rubros.lockRows([locked.parentId], 'pessimistic_read');
     const { rubro, chain } = await this.find(id);
-    if (rubro.activo) return RubroDto.of(rubro);
-    const parent = chain[1];
-    if (parent && !parent.activo) throw new DomainError('rubro_inactivo', `El rubro padre ${parent.id} está inactivo`);
-    await this.checkNameFree(rubro.parentId, rubro.nombre, id);
-    return this.setActivo(rubro, true);
+    return this.setActivo(rubro, true, async () => {
+      const parent = chain[1];
+      if (parent && !parent.activo) throw new DomainError('rubro_inactivo', `El rubro padre ${parent.id} está inactivo`);
+      await this.checkNameFree(rubro.parentId, rubro.nombre, id);
+    });
   }
 
   /**
@@ -133,13 +136,17 @@ export class RubrosService {
     if (!rubro.activo) throw new DomainError('rubro_inactivo', `El rubro ${id} está inactivo`);
   }
 
-  private async setActivo(rubro: RubroTreeRow, activo: boolean): Promise<RubroDto> {
-    await uniqueOr409(this.dialect, duplicateMessage(rubro.nombre), () => this.rubros.update(rubro.id, { activo, updatedAt: this.clock.now() }));
-    await this.audit.record(activo ? 'rubro.reactivate' : 'rubro.deactivate', 'rubro', rubro.id, {
-      before: { activo: rubro.activo },
-      after: { activo },
+  private async setActivo(rubro: RubroTreeRow, activo: boolean, check: () => Promise<void>): Promise<RubroDto> {
+    const changed = await this.activation.set({
+      entity: RubroEntity,
+      row: rubro,
+      activo,
+      resource: 'rubro',
+      check,
+      // sibling names are unique among active rubros: a racing reactivation is a 409
+      write: (changes) => uniqueOr409(this.dialect, duplicateMessage(rubro.nombre), () => this.rubros.update(rubro.id, changes)),
     });
-    return RubroDto.of({ ...rubro, activo });
+    return RubroDto.of(changed);
   }
 
   private async find(id: number): Promise<RubroWithChain> {

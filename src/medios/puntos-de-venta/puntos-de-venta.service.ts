@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type FindOptionsWhere, Not } from 'typeorm';
+import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
@@ -31,6 +32,7 @@ export class PuntosDeVentaService {
     private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -112,14 +114,7 @@ export class PuntosDeVentaService {
 
   private async setActivo(id: number, activo: boolean): Promise<PuntoDeVentaDto> {
     const pdv = await this.lock(id);
-    if (pdv.activo === activo) return PuntoDeVentaDto.of(pdv);
-    const now = this.clock.now();
-    await this.versions.update(PuntoDeVentaEntity, { id }, { activo, updatedAt: now });
-    await this.audit.record(activo ? 'punto_de_venta.reactivate' : 'punto_de_venta.deactivate', 'punto_de_venta', id, {
-      before: { activo: pdv.activo },
-      after: { activo },
-    });
-    return PuntoDeVentaDto.of({ ...pdv, activo, updatedAt: now });
+    return PuntoDeVentaDto.of(await this.activation.set({ entity: PuntoDeVentaEntity, row: pdv, activo, resource: 'punto_de_venta' }));
   }
 
   /** The friendly 409; the unique constraint (medio_id, numero_afip) is the guarantee under races. */
