@@ -7,10 +7,14 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { RawRequestContext } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
+import { sendClientError } from './common/errors/client-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
+import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 
-const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
+const API_PREFIX = '/api/v1';
+const NO_STORE = 'no-store';
 
 /**
  * Builds the HTTP application (Nest on Fastify) without listening: main.ts listens on it, the
@@ -31,9 +35,14 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
       reply.headers(security);
       reply.header('x-correlation-id', req.id);
+      if (req.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
       sendError(error, req, reply, fallbackLogger);
     },
+    // what Node's HTTP parser refuses before there is a request (a garbage request line, headers
+    // over the size limit): the contract's problem document with a correlation id, not Node's text
+    clientErrorHandler: (error: Error & { code?: string }, socket) => sendClientError(error, socket, security),
   });
+  limitAuthBodies(adapter.getInstance());
 
   // Registered before Nest mounts its middleware, so the request context (CLS) middleware sees them.
   // Every answer, errors included, carries the correlation id and helmet's security headers.
@@ -41,8 +50,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     const raw = request.raw as RawRequestContext;
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
+    raw.routeUrl = request.routeOptions.url;
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
+    if (request.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
     done();
   });
 
@@ -60,10 +71,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
   });
   setupSwagger(app);
   await app.init();
-  // JSON only (API.md): Nest also registers a form parser, whose keys would turn a whole
-  // form-encoded body — secrets included — into property names echoed in the validation errors.
-  // Without it such a body is 415 like any other non-JSON type.
+  // JSON only: Nest also registers a form parser, whose keys would turn a whole form-encoded body —
+  // secrets included — into property names echoed in the validation errors. Without it such a body
+  // is 415 like any other non-JSON type.
   if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) fastify.removeContentTypeParser('application/x-www-form-urlencoded');
+  // Nest's JSON parser, replaced by one that bounds the body's shape before parsing it
+  replaceJsonParser(fastify);
   await fastify.ready();
   return app;
 }

@@ -6,7 +6,14 @@ import { METADATA_SANITIZER } from './audit.tokens.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 import { SecurityEventEntity, type SecurityResult } from './security-event.entity.js';
 
-export type SecurityAction = 'login' | 'logout' | 'refresh.issue' | 'refresh.reuse_detected' | 'permission.denied' | 'system.integrity_alert';
+export type SecurityAction =
+  | 'login'
+  | 'logout'
+  | 'refresh.issue'
+  | 'refresh.reuse_detected'
+  | 'permission.denied'
+  | 'password.change'
+  | 'system.integrity_alert';
 
 export interface SecurityEventInput {
   action: SecurityAction;
