@@ -7,13 +7,7 @@ import type { MetadataSanitizer } from './metadata-sanitizer.js';
 import { SecurityEventEntity, type SecurityResult } from './security-event.entity.js';
 
 export type SecurityAction =
-  | 'login'
-  | 'logout'
-  | 'refresh.issue'
-  | 'refresh.reuse_detected'
-  | 'permission.denied'
-  | 'password.change'
-  | 'system.integrity_alert';
+  'login' | 'logout' | 'refresh.issue' | 'refresh.reuse_detected' | 'permission.denied' | 'password.change' | 'system.integrity_alert';
 
 export interface SecurityEventInput {
   action: SecurityAction;

@@ -117,7 +117,10 @@ export class RolesController {
   @ApiErrors(
     [400, `${BAD_CODE} Also an unknown permission code.`],
     401,
-    [403, 'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the delegation rule refuses the change (`privilegio_insuficiente`).'],
+    [
+      403,
+      'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the delegation rule refuses the change (`privilegio_insuficiente`).',
+    ],
     404,
     [409, 'The change would leave no administrator (`anti_lockout`).'],
   )

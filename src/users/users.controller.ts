@@ -25,10 +25,12 @@ const ANTI_LOCKOUT =
 const ACT_ON =
   'Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); ' +
   'such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.';
-const PRIVILEGE = "The delegation rule refuses the change (`privilegio_insuficiente`, see the description), or the caller lacks the route's permission (`permiso_denegado`).";
+const PRIVILEGE =
+  "The delegation rule refuses the change (`privilegio_insuficiente`, see the description), or the caller lacks the route's permission (`permiso_denegado`).";
 const PASSWORD_WORK =
   'The password work (bcrypt, strength estimate) waits in a bounded queue; when it is full the answer is 503 `servicio_no_disponible` at once, with `Retry-After`.';
-const POLICY = 'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, and a zxcvbn-ts strength score of at least 3 of 4 (common and Spanish dictionaries, the user’s username, nombre, apellido and email as context); else 400 `password_debil`.';
+const POLICY =
+  'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, and a zxcvbn-ts strength score of at least 3 of 4 (common and Spanish dictionaries, the user’s username, nombre, apellido and email as context); else 400 `password_debil`.';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
 @ApiTags('users')

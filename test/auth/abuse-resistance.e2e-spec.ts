@@ -50,7 +50,10 @@ describe('abuse resistance: no caller can starve the service', () => {
       const inTransaction: string[] = [];
       const watch = (prototype: object, method: string) => {
         const original = (prototype as Record<string, (...args: unknown[]) => unknown>)[method]!;
-        jest.spyOn(prototype as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(function (this: unknown, ...args: unknown[]) {
+        jest.spyOn(prototype as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(function (
+          this: unknown,
+          ...args: unknown[]
+        ) {
           if (txHost.isTransactionActive()) inTransaction.push(method);
           return original.apply(this, args);
         });
@@ -69,10 +72,15 @@ describe('abuse resistance: no caller can starve the service', () => {
       const reset = await t.post(`/api/v1/users/${created.body.id}/password-reset`, undefined, { token: admin });
       expect(reset.status).toBe(200);
       const session = await t.login(username, reset.body.temporaryPassword);
-      expectProblem(await t.put(CHANGE, { currentPassword: 'No-es-la-clave-9', newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken }), 400, 'password_actual_incorrecto');
-      expect((await t.put(CHANGE, { currentPassword: reset.body.temporaryPassword, newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken })).status).toBe(
-        204,
+      expectProblem(
+        await t.put(CHANGE, { currentPassword: 'No-es-la-clave-9', newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken }),
+        400,
+        'password_actual_incorrecto',
       );
+      expect(
+        (await t.put(CHANGE, { currentPassword: reset.body.temporaryPassword, newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken }))
+          .status,
+      ).toBe(204);
       expect((PasswordHasher.prototype.hash as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
       expect((PasswordHasher.prototype.verify as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
       expect(inTransaction).toEqual([]);
@@ -123,7 +131,11 @@ describe('abuse resistance: no caller can starve the service', () => {
     it("leaves another user's guarded reads and /health/ready answering 200 throughout 40 concurrent wrong currentPassword requests, which get only 400 or 429", async () => {
       const storm = Promise.all(
         Array.from({ length: 40 }, () =>
-          t.put(CHANGE, { currentPassword: 'Not-the-password-1', newPassword: 'Otra-clave-segura-3' }, { token: attacker.token, remoteAddress: ATTACKER_IP }),
+          t.put(
+            CHANGE,
+            { currentPassword: 'Not-the-password-1', newPassword: 'Otra-clave-segura-3' },
+            { token: attacker.token, remoteAddress: ATTACKER_IP },
+          ),
         ),
       );
       const { attack, victim } = await whileRunning(storm, () =>
@@ -148,7 +160,11 @@ describe('abuse resistance: no caller can starve the service', () => {
       expect(events.filter((e) => e.failure_reason === 'invalid_password')).toHaveLength(checked);
       expect(events.filter((e) => e.failure_reason === 'too_many_attempts')).toHaveLength(40 - checked);
       // the same count throttles the attacker's sign-in from that address
-      expectProblem(await t.post(LOGIN, { username: attacker.username, password: attacker.password }, { remoteAddress: ATTACKER_IP }), 429, 'demasiados_intentos');
+      expectProblem(
+        await t.post(LOGIN, { username: attacker.username, password: attacker.password }, { remoteAddress: ATTACKER_IP }),
+        429,
+        'demasiados_intentos',
+      );
     });
   });
 
@@ -166,29 +182,48 @@ describe('abuse resistance: no caller can starve the service', () => {
       const ip = '10.8.0.1';
       for (let i = 0; i < 10; i++) {
         expectProblem(
-          await t.put(CHANGE, { currentPassword: `Wrong-${i}-password`, newPassword: 'Otra-clave-segura-4' }, { token: user.token, remoteAddress: ip }),
+          await t.put(
+            CHANGE,
+            { currentPassword: `Wrong-${i}-password`, newPassword: 'Otra-clave-segura-4' },
+            { token: user.token, remoteAddress: ip },
+          ),
           400,
           'password_actual_incorrecto',
         );
       }
-      const res = await t.put(CHANGE, { currentPassword: user.password, newPassword: 'Otra-clave-segura-4' }, { token: user.token, remoteAddress: ip });
+      const res = await t.put(
+        CHANGE,
+        { currentPassword: user.password, newPassword: 'Otra-clave-segura-4' },
+        { token: user.token, remoteAddress: ip },
+      );
       expectProblem(res, 429, 'demasiados_intentos');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       const events = (await t.securityEvents('password.change')).filter((e) => Number(e.actor_user_id) === user.id);
-      expect(events.map((e) => `${e.result}/${e.failure_reason}`)).toEqual(['failure/too_many_attempts', ...Array(10).fill('failure/invalid_password')]);
+      expect(events.map((e) => `${e.result}/${e.failure_reason}`)).toEqual([
+        'failure/too_many_attempts',
+        ...Array(10).fill('failure/invalid_password'),
+      ]);
       expect(events[0]).toMatchObject({ ip, attempted_username: user.username });
     });
 
     it('records password.change success on a change, and a right current password clears the count from that address', async () => {
       const user = await t.createUser('cajero');
       const ip = '10.8.0.2';
-      for (let i = 0; i < 9; i++) await t.put(CHANGE, { currentPassword: 'Wrong-password-x', newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip });
-      expect((await t.put(CHANGE, { currentPassword: user.password, newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip })).status).toBe(204);
+      for (let i = 0; i < 9; i++)
+        await t.put(CHANGE, { currentPassword: 'Wrong-password-x', newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip });
+      expect(
+        (await t.put(CHANGE, { currentPassword: user.password, newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip }))
+          .status,
+      ).toBe(204);
       const [event] = (await t.securityEvents('password.change')).filter((e) => Number(e.actor_user_id) === user.id);
       expect(event).toMatchObject({ result: 'success', failure_reason: null });
       // the count from that address starts over: nine more failures and a sign-in still pass
       for (let i = 0; i < 9; i++) {
-        expectProblem(await t.post(LOGIN, { username: user.username, password: 'Wrong-password-y' }, { remoteAddress: ip }), 401, 'credenciales_invalidas');
+        expectProblem(
+          await t.post(LOGIN, { username: user.username, password: 'Wrong-password-y' }, { remoteAddress: ip }),
+          401,
+          'credenciales_invalidas',
+        );
       }
       expect((await t.post(LOGIN, { username: user.username, password: 'Otra-clave-segura-5' }, { remoteAddress: ip })).status).toBe(200);
     });
@@ -226,16 +261,22 @@ describe('abuse resistance: no caller can starve the service', () => {
     });
 
     it('refuses a body over 1 MiB elsewhere with 413', async () => {
-      const res = await t.request('POST', '/api/v1/admin/medios', { raw: JSON.stringify({ codigo: 'X', nombre: 'x'.repeat(1024 * 1024) }), token: admin });
+      const res = await t.request('POST', '/api/v1/admin/medios', {
+        raw: JSON.stringify({ codigo: 'X', nombre: 'x'.repeat(1024 * 1024) }),
+        token: admin,
+      });
       expectProblem(res, 413, 'payload_demasiado_grande');
     });
 
     it('refuses more than 1,000 properties in all, nesting deeper than 32 and an array of more than 1,000 items with 400 validacion; the limits themselves pass to validation', async () => {
       const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
       const items = (n: number) => JSON.stringify({ permisos: Array.from({ length: n }, () => 'catalogo:rubros:gestionar') });
-      const shape = async (raw: string, url = '/api/v1/admin/medios') => t.request(url.startsWith('/api/v1/roles') ? 'PUT' : 'POST', url, { raw, token: admin });
+      const shape = async (raw: string, url = '/api/v1/admin/medios') =>
+        t.request(url.startsWith('/api/v1/roles') ? 'PUT' : 'POST', url, { raw, token: admin });
 
-      const tooMany = await shape(JSON.stringify({ codigo: 'A', nombre: 'b', nested: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) }));
+      const tooMany = await shape(
+        JSON.stringify({ codigo: 'A', nombre: 'b', nested: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) }),
+      );
       expectProblem(tooMany, 400, 'validacion');
       expect(tooMany.body.errors).toEqual([{ field: 'body', message: expect.stringContaining('1000 propiedades') }]);
       expect((await shape(nested(33))).body.errors?.[0]?.message).toContain('32 niveles');

@@ -85,7 +85,8 @@ describe('auth: login throttling (API.md "Authentication")', () => {
 
   it('counts a username that does not exist only toward the per-IP limit: 11 failures do not throttle it', async () => {
     const ip = freshIp();
-    for (let i = 0; i < 11; i++) expectProblem(await attempt({ username: `ghost_${ipCounter}` }, 'wrong-password-7', ip), 401, 'credenciales_invalidas');
+    for (let i = 0; i < 11; i++)
+      expectProblem(await attempt({ username: `ghost_${ipCounter}` }, 'wrong-password-7', ip), 401, 'credenciales_invalidas');
     const rows = await t.query('SELECT scope FROM login_failures WHERE subject = $1', [ip]);
     expect(rows.map((r) => r.scope)).toEqual(Array(11).fill('ip'));
   });

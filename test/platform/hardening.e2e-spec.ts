@@ -71,7 +71,11 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       );
       expectProblem(create, 400, 'password_debil');
       expect(create.text).not.toContain(weak);
-      expectProblem(await t.put('/api/v1/users/me/password', { currentPassword: user.password, newPassword: weak }, { token: user.token }), 400, 'password_debil');
+      expectProblem(
+        await t.put('/api/v1/users/me/password', { currentPassword: user.password, newPassword: weak }, { token: user.token }),
+        400,
+        'password_debil',
+      );
     });
 
     it("uses the user's own fields as context: a password built on the username is weak for that user only", async () => {
@@ -88,7 +92,13 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(reset.status).toBe(200);
       const other = await t.createUser('cajero');
       expect(
-        (await t.put('/api/v1/users/me/password', { currentPassword: other.password, newPassword: reset.body.temporaryPassword }, { token: other.token })).status,
+        (
+          await t.put(
+            '/api/v1/users/me/password',
+            { currentPassword: other.password, newPassword: reset.body.temporaryPassword },
+            { token: other.token },
+          )
+        ).status,
       ).toBe(204);
     });
   });

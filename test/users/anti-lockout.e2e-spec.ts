@@ -42,7 +42,8 @@ describe('anti-lockout', () => {
   /** A role manager who is not an administrator: supervisor + roles:gestionar. */
   const roleManager = () => t.createUser('supervisor', { overrides: { granted: [ROLES_MANAGE], denied: [] } });
   /** Every permission of the catalog: what the installed admin holds. */
-  const everyPermission = async (): Promise<string[]> => ((await t.get('/api/v1/permisos', { token: admin })).body as Array<{ codigo: string }>).map((p) => p.codigo);
+  const everyPermission = async (): Promise<string[]> =>
+    ((await t.get('/api/v1/permisos', { token: admin })).body as Array<{ codigo: string }>).map((p) => p.codigo);
   const adminFields = { nombre: 'Administrador', apellido: 'Sistema', email: 'admin@localhost' };
 
   it('refuses self-deactivation with 409 anti_lockout', async () => {
@@ -59,7 +60,11 @@ describe('anti-lockout', () => {
   it('lets a user manager neither deactivate nor re-role the last administrator (the delegation rule answers 403 before anti-lockout), and another administrator deactivate it', async () => {
     const manager = await userManager();
     expectProblem(await t.post(`/api/v1/users/${adminId}/deactivate`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
-    expectProblem(await t.put(`/api/v1/users/${adminId}`, { ...adminFields, rol: 'supervisor' }, { token: manager.token }), 403, 'privilegio_insuficiente');
+    expectProblem(
+      await t.put(`/api/v1/users/${adminId}`, { ...adminFields, rol: 'supervisor' }, { token: manager.token }),
+      403,
+      'privilegio_insuficiente',
+    );
     expect((await t.get(`/api/v1/users/${adminId}`, { token: admin })).body).toMatchObject({ activo: true, rol: 'admin' });
 
     const second = await t.createUser('admin');

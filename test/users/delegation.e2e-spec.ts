@@ -106,7 +106,11 @@ describe('delegation rule: administrators cannot escalate', () => {
         () => t.put(`/api/v1/users/${other.id}/permisos/overrides`, { granted: [ROLES_MANAGE], denied: [] }, { token: userManager.token }),
         { required: [ROLES_MANAGE], endpoint: '/api/v1/users/:id/permisos/overrides', method: 'PUT' },
       );
-      const allowed = await t.put(`/api/v1/users/${other.id}/permisos/overrides`, { granted: [USERS_MANAGE], denied: [] }, { token: userManager.token });
+      const allowed = await t.put(
+        `/api/v1/users/${other.id}/permisos/overrides`,
+        { granted: [USERS_MANAGE], denied: [] },
+        { token: userManager.token },
+      );
       expect(allowed.status).toBe(200);
       expect(allowed.body.efectivos).toEqual([USERS_MANAGE]);
     });
@@ -187,11 +191,15 @@ describe('delegation rule: administrators cannot escalate', () => {
 
     it('cannot add to another role a permission it lacks, and can add one it holds or remove any', async () => {
       const other = await roleWith([RUBROS]);
-      await expectRefused(roleManager, () => t.put(`/api/v1/roles/${other}/permisos`, { permisos: [RUBROS, USERS_MANAGE] }, { token: roleManager.token }), {
-        required: [USERS_MANAGE],
-        endpoint: '/api/v1/roles/:codigo/permisos',
-        method: 'PUT',
-      });
+      await expectRefused(
+        roleManager,
+        () => t.put(`/api/v1/roles/${other}/permisos`, { permisos: [RUBROS, USERS_MANAGE] }, { token: roleManager.token }),
+        {
+          required: [USERS_MANAGE],
+          endpoint: '/api/v1/roles/:codigo/permisos',
+          method: 'PUT',
+        },
+      );
       expect((await t.get(`/api/v1/roles/${other}/permisos`, { token: admin })).body.permisos).toEqual([RUBROS]);
       // keeping a code it lacks is not handing it out; adding one it holds is allowed
       const res = await t.put(`/api/v1/roles/${other}/permisos`, { permisos: [RUBROS, ROLES_MANAGE] }, { token: roleManager.token });
@@ -202,11 +210,15 @@ describe('delegation rule: administrators cannot escalate', () => {
 
   describe('the self-rules bind the installed admin too; the subset rules never refuse it', () => {
     it('refuses the admin a PUT of its own overrides, even one that changes nothing', async () => {
-      await expectRefused({ id: adminId }, () => t.put(`/api/v1/users/${adminId}/permisos/overrides`, { granted: [], denied: [] }, { token: admin }), {
-        required: [],
-        endpoint: '/api/v1/users/:id/permisos/overrides',
-        method: 'PUT',
-      });
+      await expectRefused(
+        { id: adminId },
+        () => t.put(`/api/v1/users/${adminId}/permisos/overrides`, { granted: [], denied: [] }, { token: admin }),
+        {
+          required: [],
+          endpoint: '/api/v1/users/:id/permisos/overrides',
+          method: 'PUT',
+        },
+      );
     });
 
     it("refuses the admin a change of its own role's permission set", async () => {
@@ -236,7 +248,9 @@ describe('delegation rule: administrators cannot escalate', () => {
       const created = await t.post('/api/v1/users', newUserBody('admin'), { token: admin });
       expect(created.status).toBe(201);
       expect((await t.post(`/api/v1/users/${created.body.id}/password-reset`, undefined, { token: admin })).status).toBe(200);
-      expect((await t.put(`/api/v1/users/${created.body.id}/permisos/overrides`, { granted: [], denied: [RUBROS] }, { token: admin })).status).toBe(200);
+      expect((await t.put(`/api/v1/users/${created.body.id}/permisos/overrides`, { granted: [], denied: [RUBROS] }, { token: admin })).status).toBe(
+        200,
+      );
       expect((await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
     });
   });
@@ -253,7 +267,11 @@ describe('delegation rule: administrators cannot escalate', () => {
 
     it('answers 404 for a missing user before the delegation rule', async () => {
       expectProblem(await t.post('/api/v1/users/999999/password-reset', undefined, { token: userManager.token }), 404, 'no_encontrado');
-      expectProblem(await t.put('/api/v1/roles/no_such_role/permisos', { permisos: [USERS_MANAGE] }, { token: roleManager.token }), 404, 'no_encontrado');
+      expectProblem(
+        await t.put('/api/v1/roles/no_such_role/permisos', { permisos: [USERS_MANAGE] }, { token: roleManager.token }),
+        404,
+        'no_encontrado',
+      );
     });
 
     it('answers 403 privilegio_insuficiente before 409 duplicado', async () => {
