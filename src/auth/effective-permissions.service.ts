@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import type { Queryable } from '../database/dialects/sql-dialect.js';
+import type { DataSource, EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import type { PermissionOverrides } from '../users/user.entity.js';
 
@@ -57,12 +56,8 @@ const PERMISSIONS = new PreparedStatement<PermissionRow>(
 export class EffectivePermissionsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * `db`: where to read — by default a pooled connection of its own; a request already inside a
-   * transaction passes its entity manager, so it reads what the transaction sees and never waits
-   * for a second connection while holding one.
-   */
-  async resolve(userId: number, db: Queryable = this.dataSource): Promise<UserAccess | undefined> {
+  /** `db`: the request's transaction when the caller reads inside one (the If-Match check of an override change). */
+  async resolve(userId: number, db: DataSource | EntityManager = this.dataSource): Promise<UserAccess | undefined> {
     const rows = await PERMISSIONS.run(db, { active: true, userId });
     const first = rows[0];
     if (!first) return undefined;

@@ -15,6 +15,7 @@ import { CreateUserDto, UpdateUserDto, UsuarioCreatedDto, UsuarioDto, UsersQuery
 import { UserPasswordsService } from './user-passwords.service.js';
 import { UserPermissionsService } from './user-permissions.service.js';
 import { UsersService } from './users.service.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const USERS_READ = 'administracion:usuarios:ver';
 export const USERS_MANAGE = 'administracion:usuarios:gestionar';
@@ -33,6 +34,10 @@ const POLICY =
   'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, and a zxcvbn-ts strength score of at least 3 of 4 (common and Spanish dictionaries, the user’s username, nombre, apellido and email as context); else 400 `password_debil`.';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
+/** If-Match of a user's changes: the user's row version; the representation of GET /users/{id}. */
+const USER = byId('users', UsersService, (s, id) => s.get(id));
+/** The overrides live in the user's row, so its version stands for them; the representation of GET /users/{id}/permisos. */
+const USER_PERMISOS = byId('users', UserPermissionsService, (s, id) => s.view(id));
 @ApiTags('users')
 @Controller('api/v1/users')
 export class UsersController {
@@ -82,6 +87,7 @@ export class UsersController {
   }
 
   @Post()
+  @Versioned(USER)
   @RequirePermission(USERS_MANAGE)
   @NoRequestTransaction()
   @ApiOperation({
@@ -112,6 +118,7 @@ export class UsersController {
   }
 
   @Get(':id')
+  @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
@@ -122,6 +129,7 @@ export class UsersController {
   }
 
   @Put(':id')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Update a user',
@@ -143,6 +151,7 @@ export class UsersController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -158,6 +167,7 @@ export class UsersController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -188,6 +198,7 @@ export class UsersController {
   }
 
   @Get(':id/permisos')
+  @Versioned(USER_PERMISOS)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
@@ -201,6 +212,7 @@ export class UsersController {
   }
 
   @Put(':id/permisos/overrides')
+  @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: "Replace a user's permission overrides",

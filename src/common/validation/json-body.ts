@@ -70,7 +70,8 @@ function closingQuote(text: string, start: number): number {
  * Request bodies are bounded before anything parses or validates them: 16 KiB on
  * `/api/v1/auth/*`, 1 MiB elsewhere (413 `payload_demasiado_grande`, from fastify's own limit,
  * which also refuses a too-large `Content-Length` before reading), then the shape limits of
- * jsonShapeProblem (400 `validacion`), then fastify's JSON parser (prototype poisoning refused).
+ * jsonShapeProblem (400 `validacion`), then fastify's JSON parser (prototype poisoning refused);
+ * an empty body is no body.
  * Call before the routes are registered (the sign-in limit is set per route) and again, through
  * `replaceJsonParser`, once Nest has installed its own JSON parser.
  */
@@ -85,6 +86,12 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
   if (fastify.hasContentTypeParser('application/json')) fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    // fetch wrappers send `Content-Type: application/json` on bodiless requests too (deactivate,
+    // logout, DELETE): an empty body with that type is no body, not malformed JSON
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
     const problem = jsonShapeProblem(text);
     if (problem) {
       done(new ValidationFailedError([problem], 'El cuerpo de la solicitud excede los límites de forma'), undefined);
