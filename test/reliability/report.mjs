@@ -39,7 +39,13 @@ const secretsFound = Object.values(secrets.found).flat().length;
 // rendered when its suite has run (added after the others; older figure files lack it)
 const starvation = suites.starvation?.figures;
 const starvationRow = starvation
-  ? `| Starvation: 40 concurrent wrong password changes (bcrypt cost ${starvation.storm.bcryptRounds}) by a user without permissions; three anonymous 70,000-key bodies | storm: **${starvation.storm.victimFailures} of ${starvation.storm.victimRequests}** answers to another user's guarded reads and \`/health/ready\` not 200, worst ${starvation.storm.worstVictimMs} ms (median ${starvation.storm.medianVictimMs} ms), attacker ${Object.entries(starvation.storm.attackStatuses).map(([k, v]) => `${k}: ${v}`).join(', ')}; many keys: **${starvation.manyKeys.probeFailures} of ${starvation.manyKeys.probes}** \`/health/live\` answers not 200, worst ${starvation.manyKeys.worstProbeMs} ms, each body refused (400) within ${starvation.manyKeys.worstAnswerMs} ms in ${starvation.manyKeys.answerBytes} bytes, on sign-in 413 in ${starvation.manyKeys.signInAnswerMs} ms | ${ok(starvation.storm.victimFailures === 0 && starvation.manyKeys.probeFailures === 0)} |\n`
+  ? `| Starvation: 40 concurrent wrong password changes (bcrypt cost ${starvation.storm.bcryptRounds}) by a user without permissions; three anonymous 70,000-key bodies | storm: **${starvation.storm.victimFailures} of ${starvation.storm.victimRequests}** answers to another user's guarded reads and \`/health/ready\` not 200, worst ${starvation.storm.worstVictimMs} ms (median ${starvation.storm.medianVictimMs} ms), attacker ${Object.entries(
+      starvation.storm.attackStatuses,
+    )
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(
+        ', ',
+      )}; many keys: **${starvation.manyKeys.probeFailures} of ${starvation.manyKeys.probes}** \`/health/live\` answers not 200, worst ${starvation.manyKeys.worstProbeMs} ms, each body refused (400) within ${starvation.manyKeys.worstAnswerMs} ms in ${starvation.manyKeys.answerBytes} bytes, on sign-in 413 in ${starvation.manyKeys.signInAnswerMs} ms | ${ok(starvation.storm.victimFailures === 0 && starvation.manyKeys.probeFailures === 0)} |\n`
   : '';
 
 const md = `# Reliability and security proof
