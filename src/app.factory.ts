@@ -11,6 +11,8 @@ import { sendClientError } from './common/errors/client-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
 import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
+import { AppMetrics } from './observability/metrics.js';
+import { registerRequestTelemetry } from './observability/request-telemetry.js';
 
 /** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
 const API_PREFIX = '/api/v1';
@@ -21,7 +23,8 @@ const NO_STORE = 'no-store';
  * tests drive it with `app.inject`. Everything an answer carries — the correlation id, the error
  * model, security headers — is set up here so both see the same service.
  */
-export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { metrics?: AppMetrics }): Promise<NestFastifyApplication> {
+  const metrics = options.metrics ?? new AppMetrics();
   const fallbackLogger = new NestLogger('Http');
   const security = securityHeaders();
   const adapter = new FastifyAdapter({
@@ -56,8 +59,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     if (request.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
     done();
   });
+  registerRequestTelemetry(adapter.getInstance(), metrics);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });

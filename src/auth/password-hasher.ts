@@ -37,17 +37,17 @@ export class PasswordHasher implements OnModuleInit {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** Operations waiting for their turn (not counting the ones running). */
-  get queueDepth(): number {
-    return this.limit.pendingCount;
-  }
-
   /**
    * Starts the dummy hash at boot without waiting for it (it runs on the thread pool while the
    * application starts), so even the first unknown username costs only one compare.
    */
   onModuleInit(): void {
     this.dummy().catch((err: unknown) => this.logger.error(`dummy hash failed: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  /** bcrypt operations running plus those waiting for their turn (the password_hash_queue_depth metric). */
+  get queueDepth(): number {
+    return this.limit.activeCount + this.limit.pendingCount;
   }
 
   hash(password: string): Promise<string> {
