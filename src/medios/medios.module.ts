@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MedioEntity } from './medio.entity.js';
 import { MediosController } from './medios.controller.js';
+import { MediosRepository } from './medios.repository.js';
 import { MediosService } from './medios.service.js';
 import { PuntoDeVentaEntity } from './puntos-de-venta/punto-de-venta.entity.js';
 import { PuntosDeVentaController } from './puntos-de-venta/puntos-de-venta.controller.js';
@@ -14,6 +15,6 @@ import { SeccionesService } from './secciones.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([MedioEntity, SeccionEntity, PuntoDeVentaEntity])],
   controllers: [MediosController, SeccionesController, PuntosDeVentaController],
-  providers: [MediosService, SeccionesService, PuntosDeVentaService],
+  providers: [MediosRepository, MediosService, SeccionesService, PuntosDeVentaService],
 })
 export class MediosModule {}

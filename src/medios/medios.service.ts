@@ -6,65 +6,35 @@ import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
-import { PreparedStatement } from '../database/prepared-statement.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
+import { MediosRepository } from './medios.repository.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
 
-const COLUMNS = ['id', 'codigo', 'nombre', 'activo', 'created_at', 'updated_at'] as const;
-/** what the read by id and the insert answer: the row and its version, for the ETag without a second query */
-const READ = [...COLUMNS, 'version'] as const;
-
-interface MedioRow {
-  id: number | string;
-  codigo: string;
-  nombre: string;
-  activo: boolean | number;
-  created_at: Date;
-  updated_at: Date;
-  version: number | string;
-}
-
-const toEntity = (r: MedioRow): MedioEntity => ({
-  id: Number(r.id),
-  codigo: r.codigo,
-  nombre: r.nombre,
-  activo: r.activo === true || r.activo === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  version: Number(r.version),
-});
-
 /**
  * Medios (SEED 2.6, 3.2, 4.5): codigo unique globally and immutable; idempotent (de)activation.
- * The read by id and the create are the benchmark's hot paths (BENCHMARKS.md): they run
- * statements prepared once instead of building SQL through the entity manager per request.
+ * The read by id and the create, the benchmark's hot paths, go through MediosRepository's
+ * prepared statements.
  */
 @Injectable()
 export class MediosService {
-  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`);
-  private readonly insert: PreparedStatement<MedioRow>;
-
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
     private readonly clock: Clock,
+    private readonly medios: MediosRepository,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
-  ) {
-    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ));
-  }
+  ) {}
 
   /** One statement: the store's unique index on codigo answers a duplicate (409), concurrent creates included. */
   async create(dto: CreateMedioDto): Promise<MedioDto> {
     const now = this.clock.now();
-    const values = { codigo: dto.codigo, nombre: dto.nombre, activo: true, created_at: now, updated_at: now };
-    const row = await uniqueOr409(this.dialect, `Ya existe un medio con codigo ${dto.codigo}`, () => this.insert.one(this.txHost.tx, values));
-    if (!row) throw new Error('medios: the insert returned no row');
-    const medio = toEntity(row);
+    const values = { codigo: dto.codigo, nombre: dto.nombre, activo: true, createdAt: now, updatedAt: now };
+    const medio = await uniqueOr409(this.dialect, `Ya existe un medio con codigo ${dto.codigo}`, () => this.medios.insert(values));
     await this.audit.record('medio.create', 'medio', medio.id, { after: { codigo: medio.codigo, nombre: medio.nombre } });
     return withRowVersion(MedioDto.of(medio), medio.version);
   }
@@ -120,9 +90,9 @@ export class MediosService {
   }
 
   private async find(id: number): Promise<MedioEntity> {
-    const row = await this.byId.one(this.txHost.tx, { id });
-    if (!row) throw new NotFoundError('Medio', id);
-    return toEntity(row);
+    const medio = await this.medios.findById(id);
+    if (!medio) throw new NotFoundError('Medio', id);
+    return medio;
   }
 
   private async lock(id: number, mode: 'pessimistic_read' | 'pessimistic_write'): Promise<MedioEntity> {
