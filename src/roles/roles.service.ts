@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
@@ -27,6 +28,7 @@ export class RolesService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
     private readonly delegation: DelegationPolicy,
@@ -72,22 +74,25 @@ export class RolesService {
   async deactivate(codigo: string): Promise<void> {
     await this.antiLockout.lock();
     const role = await this.find(codigo, true);
-    if (!role.activo) return;
-    const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
-    if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
-    await this.versions.update(RoleEntity, { id: role.id }, { activo: false, updatedAt: this.clock.now() });
-    // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
-    await this.antiLockout.assertAdministratorRemains();
-    await this.audit.record('rol.deactivate', 'rol', codigo, { before: { activo: true }, after: { activo: false } });
+    await this.activation.set({
+      entity: RoleEntity,
+      row: role,
+      activo: false,
+      resource: 'rol',
+      auditId: codigo,
+      check: async () => {
+        const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
+        if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
+      },
+      // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
+      afterWrite: () => this.antiLockout.assertAdministratorRemains(),
+    });
   }
 
   /** Idempotent: reactivating an active role answers it and writes no event. */
   async reactivate(codigo: string): Promise<RolDto> {
     const role = await this.find(codigo, true);
-    if (role.activo) return RolDto.of(role);
-    await this.versions.update(RoleEntity, { id: role.id }, { activo: true, updatedAt: this.clock.now() });
-    await this.audit.record('rol.reactivate', 'rol', codigo, { before: { activo: false }, after: { activo: true } });
-    return RolDto.of({ ...role, activo: true });
+    return RolDto.of(await this.activation.set({ entity: RoleEntity, row: role, activo: true, resource: 'rol', auditId: codigo }));
   }
 
   async permissionsOf(codigo: string): Promise<RolePermissionsDto> {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
+import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
@@ -61,6 +62,7 @@ export class UsersService {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
+    private readonly activation: Activation,
     private readonly roles: RolesService,
     private readonly antiLockout: AntiLockoutService,
     private readonly permissions: PermissionsService,
@@ -203,13 +205,17 @@ export class UsersService {
     const user = await this.find(id, true);
     await this.delegation.assertCanActOn(callerId, id);
     const rol = await this.roleCode(user.roleId);
-    if (!user.activo) return UsuarioDto.of(user, rol);
-    const now = this.clock.now();
-    await this.versions.update(UserEntity, { id }, { activo: false, updatedAt: now });
-    await this.refreshTokens.revokeAllForUser(id, 'user_deactivated');
-    await this.antiLockout.assertAdministratorRemains();
-    await this.audit.record('usuario.deactivate', 'usuario', id, { before: { activo: true }, after: { activo: false } });
-    return UsuarioDto.of({ ...user, activo: false, updatedAt: now }, rol);
+    const changed = await this.activation.set({
+      entity: UserEntity,
+      row: user,
+      activo: false,
+      resource: 'usuario',
+      afterWrite: async () => {
+        await this.refreshTokens.revokeAllForUser(id, 'user_deactivated');
+        await this.antiLockout.assertAdministratorRemains();
+      },
+    });
+    return UsuarioDto.of(changed, rol);
   }
 
   /** Refused for a user holding a permission the caller lacks (403). A repeat is a no-op. */
@@ -217,11 +223,7 @@ export class UsersService {
     const user = await this.find(id, true);
     await this.delegation.assertCanActOn(callerId, id);
     const rol = await this.roleCode(user.roleId);
-    if (user.activo) return UsuarioDto.of(user, rol);
-    const now = this.clock.now();
-    await this.versions.update(UserEntity, { id }, { activo: true, updatedAt: now });
-    await this.audit.record('usuario.reactivate', 'usuario', id, { before: { activo: false }, after: { activo: true } });
-    return UsuarioDto.of({ ...user, activo: true, updatedAt: now }, rol);
+    return UsuarioDto.of(await this.activation.set({ entity: UserEntity, row: user, activo: true, resource: 'usuario' }), rol);
   }
 
   /** The user by id, 404 when missing; `forUpdate` locks its row until the transaction ends. */
