@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AuditEventsService } from './audit-events.service.js';
 import { AuditEventsPageDto } from './dto/audit-event.dto.js';
 import { AuditEventsQueryDto } from './dto/audit-events-query.dto.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 @ApiTags('audit')
 @Controller('api/v1/audit')
@@ -12,7 +13,7 @@ export class AuditEventsController {
   constructor(private readonly events: AuditEventsService) {}
 
   @Get('events')
-  @RequirePermission('administracion:auditoria:ver')
+  @RequirePermission(PERMISSIONS.auditoria.ver)
   @ApiOperation({
     summary: 'Audit events',
     description:

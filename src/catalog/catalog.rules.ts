@@ -1,8 +1,3 @@
-/** Permissions of the catalog (API.md "Roles and permissions"). */
-export const RUBROS_PERMISSION = 'catalogo:rubros:gestionar';
-export const PRODUCT_TYPES_PERMISSION = 'catalogo:tipos_producto:gestionar';
-export const PRODUCTS_PERMISSION = 'catalogo:productos:gestionar';
-
 /** Codes of product types and products (API.md Conventions): 1..20 of [A-Z0-9_], uppercase only. */
 export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
 

@@ -7,9 +7,9 @@ import { PathId } from '../common/validation/path-id.js';
 import { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { IngresosBrutosBodyDto, IngresosBrutosDto } from './dto/ingresos-brutos.dto.js';
 import { IngresosBrutosService } from './ingresos-brutos.service.js';
-import { FISCAL_PERMISSION } from './provincias.controller.js';
 import { ALICUOTA, RawDecimalBody } from './raw-decimal.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 const BAD_ALICUOTA: [number, string] = [
   400,
@@ -20,7 +20,7 @@ const ACTIVE_CLASH: [number, string] = [409, 'Another entry of the provincia is 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const INGRESOS_BRUTOS = byId('ingresos_brutos', IngresosBrutosService, (s, id) => s.get(id));
 @ApiTags('fiscal')
-@RequirePermission(FISCAL_PERMISSION)
+@RequirePermission(PERMISSIONS.fiscal.gestionar)
 @Controller('api/v1/admin/fiscal/ingresos-brutos')
 export class IngresosBrutosController {
   constructor(private readonly ingresos: IngresosBrutosService) {}

@@ -4,11 +4,10 @@ import { RequirePermission } from '../auth/decorators/require-permission.decorat
 import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
 import { ProvinciaDto } from './dto/ingresos-brutos.dto.js';
 import { PROVINCIAS } from './provincias.js';
-
-export const FISCAL_PERMISSION = 'administracion:fiscal:gestionar';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 @ApiTags('fiscal')
-@RequirePermission(FISCAL_PERMISSION)
+@RequirePermission(PERMISSIONS.fiscal.gestionar)
 @Controller('api/v1/admin/fiscal/provincias')
 export class ProvinciasController {
   @Get()

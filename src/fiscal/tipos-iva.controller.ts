@@ -6,10 +6,10 @@ import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
 import { PathId } from '../common/validation/path-id.js';
 import { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { CreateTipoIvaDto, TipoIvaDto, UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
-import { FISCAL_PERMISSION } from './provincias.controller.js';
 import { PORCENTAJE, RawDecimalBody } from './raw-decimal.js';
 import { TiposIvaService } from './tipos-iva.service.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 const BAD_PORCENTAJE: [number, string] = [
   400,
@@ -19,7 +19,7 @@ const BAD_PORCENTAJE: [number, string] = [
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const TIPO_IVA = byId('tipos_iva', TiposIvaService, (s, id) => s.get(id));
 @ApiTags('fiscal')
-@RequirePermission(FISCAL_PERMISSION)
+@RequirePermission(PERMISSIONS.fiscal.gestionar)
 @Controller('api/v1/admin/fiscal/tipos-iva')
 export class TiposIvaController {
   constructor(private readonly tipos: TiposIvaService) {}

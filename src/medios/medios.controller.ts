@@ -7,13 +7,12 @@ import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/
 import { MediosService } from './medios.service.js';
 import { PathId } from '../common/validation/path-id.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
-
-export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const MEDIO = byId('medios', MediosService, (s, id) => s.get(id));
 @ApiTags('medios')
-@RequirePermission(MEDIOS_PERMISSION)
+@RequirePermission(PERMISSIONS.medios.gestionar)
 @Controller('api/v1/admin/medios')
 export class MediosController {
   constructor(private readonly medios: MediosService) {}

@@ -4,17 +4,17 @@ import type { FastifyReply } from 'fastify';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateSeccionDto, SeccionDto, SeccionesQueryDto, UpdateSeccionDto } from './dto/seccion.dto.js';
-import { MEDIOS_PERMISSION } from './medios.controller.js';
 import { SeccionesService } from './secciones.service.js';
 import { PathId } from '../common/validation/path-id.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 const MEDIO_INACTIVO: [number, string] = [409, 'The parent medio is inactive (`medio_inactivo`).'];
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const SECCION = byId('secciones', SeccionesService, (s, id) => s.get(id));
 @ApiTags('secciones')
-@RequirePermission(MEDIOS_PERMISSION)
+@RequirePermission(PERMISSIONS.medios.gestionar)
 @Controller('api/v1/admin/secciones')
 export class SeccionesController {
   constructor(private readonly secciones: SeccionesService) {}

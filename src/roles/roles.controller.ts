@@ -7,9 +7,10 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION } from './roles.rules.js';
+import { isRoleCode } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
 
@@ -26,7 +27,7 @@ const ROLE = byCodigo((s, codigo) => s.get(codigo));
 /** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
 const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
 @ApiTags('roles')
-@RequirePermission(ROLES_PERMISSION)
+@RequirePermission(PERMISSIONS.roles.gestionar)
 @Controller('api/v1/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
@@ -108,7 +109,7 @@ export class RolesController {
 
   @Get(':codigo/permisos')
   @Versioned(ROLE_PERMISOS)
-  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @RequirePermissionWithQuery('asOf', PERMISSIONS.auditoria.ver)
   @ApiOperation({
     summary: "A role's permissions",
     description:

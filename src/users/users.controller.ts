@@ -8,7 +8,6 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { NoRequestTransaction } from '../common/transactions/request-transaction.interceptor.js';
 import { PathId } from '../common/validation/path-id.js';
 import { AsOfQueryDto } from '../roles/dto/as-of.dto.js';
-import { HISTORY_PERMISSION } from '../roles/roles.rules.js';
 import { ChangeOwnPasswordDto, TemporaryPasswordDto } from './dto/password.dto.js';
 import { UpdateOverridesDto, UserPermissionsDto } from './dto/user-permissions.dto.js';
 import { CreateUserDto, UpdateUserDto, UsuarioCreatedDto, UsuarioDto, UsersQueryDto } from './dto/user.dto.js';
@@ -16,9 +15,7 @@ import { UserPasswordsService } from './user-passwords.service.js';
 import { UserPermissionsService } from './user-permissions.service.js';
 import { UsersService } from './users.service.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
-
-export const USERS_READ = 'administracion:usuarios:ver';
-export const USERS_MANAGE = 'administracion:usuarios:gestionar';
+import { PERMISSIONS } from '../auth/permissions.js';
 
 const ANTI_LOCKOUT =
   'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
@@ -75,7 +72,7 @@ export class UsersController {
   }
 
   @Get()
-  @RequirePermission(USERS_READ)
+  @RequirePermission(PERMISSIONS.usuarios.ver)
   @ApiOperation({
     summary: 'List users',
     description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
@@ -88,7 +85,7 @@ export class UsersController {
 
   @Post()
   @Versioned(USER)
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @NoRequestTransaction()
   @ApiOperation({
     summary: 'Create a user',
@@ -119,8 +116,8 @@ export class UsersController {
 
   @Get(':id')
   @Versioned(USER)
-  @RequirePermission(USERS_READ)
-  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @RequirePermission(PERMISSIONS.usuarios.ver)
+  @RequirePermissionWithQuery('asOf', PERMISSIONS.auditoria.ver)
   @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
@@ -130,7 +127,7 @@ export class UsersController {
 
   @Put(':id')
   @Versioned(USER, 'change')
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @ApiOperation({
     summary: 'Update a user',
     description:
@@ -152,7 +149,7 @@ export class UsersController {
 
   @Post(':id/deactivate')
   @Versioned(USER, 'change')
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a user',
@@ -168,7 +165,7 @@ export class UsersController {
 
   @Post(':id/reactivate')
   @Versioned(USER, 'change')
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a user',
@@ -181,7 +178,7 @@ export class UsersController {
   }
 
   @Post(':id/password-reset')
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
@@ -199,8 +196,8 @@ export class UsersController {
 
   @Get(':id/permisos')
   @Versioned(USER_PERMISOS)
-  @RequirePermission(USERS_READ)
-  @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
+  @RequirePermission(PERMISSIONS.usuarios.ver)
+  @RequirePermissionWithQuery('asOf', PERMISSIONS.auditoria.ver)
   @ApiOperation({
     summary: "A user's permission view",
     description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
@@ -213,7 +210,7 @@ export class UsersController {
 
   @Put(':id/permisos/overrides')
   @Versioned(USER_PERMISOS, 'change')
-  @RequirePermission(USERS_MANAGE)
+  @RequirePermission(PERMISSIONS.usuarios.gestionar)
   @ApiOperation({
     summary: "Replace a user's permission overrides",
     description:

@@ -5,6 +5,7 @@ import { RequirePermission } from '../../auth/decorators/require-permission.deco
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { AuditIntegrityService, type IntegrityStatus } from './audit-integrity.service.js';
 import type { AuditPublicJwk } from './audit-signing-keys.js';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 const SEAL_SCHEMA = {
   type: 'object',
@@ -27,7 +28,7 @@ export class AuditIntegrityController {
   constructor(private readonly integrity: AuditIntegrityService) {}
 
   @Get('api/v1/audit/integrity')
-  @RequirePermission('administracion:auditoria:ver')
+  @RequirePermission(PERMISSIONS.auditoria.ver)
   @ApiOperation({
     summary: 'Tamper evidence of the audit trail',
     description:

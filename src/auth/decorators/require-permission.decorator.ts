@@ -1,3 +1,4 @@
+import type { Permission } from '../permissions.js';
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
@@ -10,7 +11,7 @@ export const REQUIRED_PERMISSIONS = 'requiredPermissions';
  * request from the store, and the same decorator documents it in OpenAPI (security scheme and
  * `x-required-permission`; the document builder also names it in the description).
  */
-export function RequirePermission(...codes: string[]): MethodDecorator & ClassDecorator {
+export function RequirePermission(...codes: Permission[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(REQUIRED_PERMISSIONS, codes),
     ApiBearerAuth(BEARER_AUTH),
@@ -33,7 +34,7 @@ export interface QueryPermission {
  * The global guard enforces it exactly like @RequirePermission (403 and a `permission.denied`
  * security event naming the missing code); OpenAPI shows it as `x-required-permission-with-query`.
  */
-export function RequirePermissionWithQuery(param: string, code: string): MethodDecorator & ClassDecorator {
+export function RequirePermissionWithQuery(param: string, code: Permission): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(QUERY_PERMISSIONS, [{ param, code }] satisfies QueryPermission[]),
     ApiExtension('x-required-permission-with-query', { [param]: code }),

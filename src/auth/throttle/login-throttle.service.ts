@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { EffectivePermissionsService } from '../effective-permissions.service.js';
 import { LoginFailureEntity, type ThrottleScope } from './login-failure.entity.js';
+import { PERMISSIONS } from '../permissions.js';
 
 /** What a row counts: failures of one (username, IP), of one username from any IP, of one IP. */
 type Count = 'pair' | 'global' | 'ip';
@@ -47,8 +48,6 @@ export function throttleSubjects(username: string, ip: string | null): { global:
 export function retryAfterSeconds(blockingAt: Date, windowSeconds: number, now: Date): number {
   return Math.max(1, Math.ceil((blockingAt.getTime() + windowSeconds * 1000 - now.getTime()) / 1000));
 }
-
-const MANAGES_USERS = 'administracion:usuarios:gestionar';
 
 /**
  * Login throttling shared by every instance through the database (table login_failures), in a
@@ -153,8 +152,8 @@ export class LoginThrottleService {
   /** An administrator locked out is worth an operator's attention: it may be an attack on the keys of the system. */
   private async warnIfAdministrator(userId: number, retryAfterSeconds: number): Promise<void> {
     const access = await this.permissions.resolve(userId, this.txHost.tx);
-    if (access?.efectivos.includes(MANAGES_USERS)) {
-      this.logger.warn({ userId, retryAfterSeconds }, `sign-in throttled for user ${userId}, who holds ${MANAGES_USERS}`);
+    if (access?.efectivos.includes(PERMISSIONS.usuarios.gestionar)) {
+      this.logger.warn({ userId, retryAfterSeconds }, `sign-in throttled for user ${userId}, who holds ${PERMISSIONS.usuarios.gestionar}`);
     }
   }
 }

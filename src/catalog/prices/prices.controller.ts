@@ -4,9 +4,9 @@ import type { FastifyReply } from 'fastify';
 import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
-import { PRODUCTS_PERMISSION } from '../catalog.rules.js';
 import { AddPriceDto, AddPriceResponseDto, PriceDto, VigenteQueryDto } from './dto/price.dto.js';
 import { PricesService } from './prices.service.js';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 /** A product's price history: reads with any valid token, appends with `catalogo:productos:gestionar`. No update or delete exists. */
 @ApiTags('prices')
@@ -57,7 +57,7 @@ export class PricesController {
   }
 
   @Post('admin/products/:id/prices')
-  @RequirePermission(PRODUCTS_PERMISSION)
+  @RequirePermission(PERMISSIONS.productos.gestionar)
   @ApiOperation({
     summary: 'Add a price',
     description:

@@ -5,10 +5,10 @@ import { Authenticated, RequirePermission } from '../../auth/decorators/require-
 import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
-import { PRODUCT_TYPES_PERMISSION } from '../catalog.rules.js';
 import { CreateProductTypeDto, ProductTypeDto, ProductTypesQueryDto, UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 /** Reads under /api/v1/product-types (any valid token), writes under /api/v1/admin/product-types. */
 
@@ -44,7 +44,7 @@ export class ProductTypesController {
 
   @Post('admin/product-types')
   @Versioned(PRODUCT_TYPE)
-  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @RequirePermission(PERMISSIONS.tiposProducto.gestionar)
   @ApiOperation({
     summary: 'Create a product type',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique (409 `duplicado`, inactive ones included). Audited as `tipo_producto.create`.',
@@ -59,7 +59,7 @@ export class ProductTypesController {
 
   @Put('admin/product-types/:id')
   @Versioned(PRODUCT_TYPE, 'change')
-  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @RequirePermission(PERMISSIONS.tiposProducto.gestionar)
   @ApiOperation({
     summary: 'Update a product type',
     description:
@@ -76,7 +76,7 @@ export class ProductTypesController {
 
   @Post('admin/product-types/:id/deactivate')
   @Versioned(PRODUCT_TYPE, 'change')
-  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @RequirePermission(PERMISSIONS.tiposProducto.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a product type',
@@ -91,7 +91,7 @@ export class ProductTypesController {
 
   @Post('admin/product-types/:id/reactivate')
   @Versioned(PRODUCT_TYPE, 'change')
-  @RequirePermission(PRODUCT_TYPES_PERMISSION)
+  @RequirePermission(PERMISSIONS.tiposProducto.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a product type',

@@ -5,10 +5,10 @@ import { Authenticated, RequirePermission } from '../../auth/decorators/require-
 import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
-import { PRODUCTS_PERMISSION } from '../catalog.rules.js';
 import { CreateProductDto, ProductDto, ProductsQueryDto, UpdateProductDto } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 /** Reads under /api/v1/products (any valid token), writes under /api/v1/admin/products. */
 
@@ -44,7 +44,7 @@ export class ProductsController {
 
   @Post('admin/products')
   @Versioned(PRODUCT)
-  @RequirePermission(PRODUCTS_PERMISSION)
+  @RequirePermission(PERMISSIONS.productos.gestionar)
   @ApiOperation({
     summary: 'Create a product',
     description:
@@ -66,7 +66,7 @@ export class ProductsController {
 
   @Put('admin/products/:id')
   @Versioned(PRODUCT, 'change')
-  @RequirePermission(PRODUCTS_PERMISSION)
+  @RequirePermission(PERMISSIONS.productos.gestionar)
   @ApiOperation({
     summary: 'Update a product',
     description:
@@ -86,7 +86,7 @@ export class ProductsController {
 
   @Post('admin/products/:id/deactivate')
   @Versioned(PRODUCT, 'change')
-  @RequirePermission(PRODUCTS_PERMISSION)
+  @RequirePermission(PERMISSIONS.productos.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a product',
@@ -100,7 +100,7 @@ export class ProductsController {
 
   @Post('admin/products/:id/reactivate')
   @Versioned(PRODUCT, 'change')
-  @RequirePermission(PRODUCTS_PERMISSION)
+  @RequirePermission(PERMISSIONS.productos.gestionar)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a product',

@@ -4,15 +4,15 @@ import type { FastifyReply } from 'fastify';
 import { RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
-import { RUBROS_PERMISSION } from '../catalog.rules.js';
 import { CreateRubroDto, MoveRubroDto, RubroDto, RubroTreeNodeDto, RubroTreeQueryDto, UpdateRubroDto } from './dto/rubro.dto.js';
 import { RubrosService } from './rubros.service.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const RUBRO = byId('rubros', RubrosService, (s, id) => s.get(id));
 @ApiTags('rubros')
-@RequirePermission(RUBROS_PERMISSION)
+@RequirePermission(PERMISSIONS.rubros.gestionar)
 @Controller('api/v1/admin/rubros')
 export class RubrosController {
   constructor(private readonly rubros: RubrosService) {}

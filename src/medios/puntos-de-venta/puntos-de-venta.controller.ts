@@ -14,15 +14,14 @@ import {
 import { PuntosDeVentaService } from './puntos-de-venta.service.js';
 import { PathId } from '../../common/validation/path-id.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
-
-export const PUNTOS_DE_VENTA_PERMISSION = 'administracion:puntos_de_venta:gestionar';
+import { PERMISSIONS } from '../../auth/permissions.js';
 
 /** The eight operations of API.md "Puntos de venta"; one of them lives under /medios/{medioId}. */
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const PUNTO_DE_VENTA = byId('puntos_de_venta', PuntosDeVentaService, (s, id) => s.get(id));
 @ApiTags('puntos de venta')
-@RequirePermission(PUNTOS_DE_VENTA_PERMISSION)
+@RequirePermission(PERMISSIONS.puntosDeVenta.gestionar)
 @Controller('api/v1/admin')
 export class PuntosDeVentaController {
   constructor(private readonly puntos: PuntosDeVentaService) {}
