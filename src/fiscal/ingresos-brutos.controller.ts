@@ -25,6 +25,7 @@ export class IngresosBrutosController {
   @Post()
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
+    operationId: 'createIngresosBrutos',
     summary: 'Create an ingresos brutos entry',
     description:
       'One active entry per provincia (409 `duplicado`). `alicuota` is checked on the raw JSON body before binding. Audited as `ingresos_brutos.create`.',
@@ -38,7 +39,11 @@ export class IngresosBrutosController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List ingresos brutos entries', description: 'Every entry ordered by provincia; `activo` filters by state.' })
+  @ApiOperation({
+    operationId: 'listIngresosBrutos',
+    summary: 'List ingresos brutos entries',
+    description: 'Every entry ordered by provincia; `activo` filters by state.',
+  })
   @ApiOkResponse({ type: [IngresosBrutosDto] })
   @ApiFiscalErrors(400, 401, 403)
   list(@Query() query: FiscalListQueryDto): Promise<IngresosBrutosDto[]> {
@@ -46,7 +51,7 @@ export class IngresosBrutosController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
+  @ApiOperation({ operationId: 'getIngresosBrutos', summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
   @ApiOkResponse({ type: IngresosBrutosDto })
   @ApiFiscalErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<IngresosBrutosDto> {
@@ -56,6 +61,7 @@ export class IngresosBrutosController {
   @Put(':id')
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
+    operationId: 'updateIngresosBrutos',
     summary: 'Update an ingresos brutos entry',
     description:
       'Replaces `provincia`, `descripcion` and `alicuota`; moving an active entry to a provincia with another active entry is 409 `duplicado`. Audited as `ingresos_brutos.update`.',
@@ -69,6 +75,7 @@ export class IngresosBrutosController {
   @Post(':id/deactivate')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateIngresosBrutos',
     summary: 'Deactivate an ingresos brutos entry',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `ingresos_brutos.deactivate`.',
   })
@@ -81,6 +88,7 @@ export class IngresosBrutosController {
   @Post(':id/reactivate')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateIngresosBrutos',
     summary: 'Reactivate an ingresos brutos entry',
     description:
       'Idempotent (a repeat answers 200 and writes no audit event); 409 `duplicado` while another entry of the provincia is active. Audited as `ingresos_brutos.reactivate`.',

@@ -13,7 +13,11 @@ export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The permission catalog', description: 'Every permission code with its description, sorted by codigo.' })
+  @ApiOperation({
+    operationId: 'listPermissions',
+    summary: 'The permission catalog',
+    description: 'Every permission code with its description, sorted by codigo.',
+  })
   @ApiOkResponse({ type: [PermissionDto] })
   @ApiErrors(401, 403)
   catalog(): Promise<PermissionDto[]> {

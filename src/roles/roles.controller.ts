@@ -18,7 +18,11 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List roles', description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.' })
+  @ApiOperation({
+    operationId: 'listRoles',
+    summary: 'List roles',
+    description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.',
+  })
   @ApiOkResponse({ type: [RolDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
@@ -27,6 +31,7 @@ export class RolesController {
 
   @Post()
   @ApiOperation({
+    operationId: 'createRole',
     summary: 'Create a role',
     description:
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
@@ -40,7 +45,7 @@ export class RolesController {
   }
 
   @Get(':codigo')
-  @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
+  @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
   get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
@@ -49,6 +54,7 @@ export class RolesController {
 
   @Put(':codigo')
   @ApiOperation({
+    operationId: 'updateRole',
     summary: 'Update a role',
     description:
       'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
@@ -62,6 +68,7 @@ export class RolesController {
   @Delete(':codigo')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'deactivateRole',
     summary: 'Deactivate a role (soft delete)',
     description:
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
@@ -78,6 +85,7 @@ export class RolesController {
   @Post(':codigo/reactivate')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateRole',
     summary: 'Reactivate a role',
     description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
   })
@@ -90,6 +98,7 @@ export class RolesController {
   @Get(':codigo/permisos')
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getRolePermissions',
     summary: "A role's permissions",
     description:
       'The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). ' +
@@ -103,6 +112,7 @@ export class RolesController {
 
   @Put(':codigo/permisos')
   @ApiOperation({
+    operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",
     description:
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +

@@ -36,6 +36,7 @@ export class UsersController {
   @Authenticated()
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'changeOwnPassword',
     summary: 'Change my password',
     description:
       'Needs only a valid access token. Verifies `currentPassword` (400 `password_actual_incorrecto`), applies the password policy (400 `password_debil`), ' +
@@ -56,6 +57,7 @@ export class UsersController {
   @Get()
   @RequirePermission(USERS_READ)
   @ApiOperation({
+    operationId: 'listUsers',
     summary: 'List users',
     description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
   })
@@ -68,6 +70,7 @@ export class UsersController {
   @Post()
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'createUser',
     summary: 'Create a user',
     description:
       'The user starts active with `mustChangePassword: true` and no overrides. `rol` must name an existing active role (else 400); the password must satisfy the policy (400 `password_debil`); ' +
@@ -89,7 +92,7 @@ export class UsersController {
   @Get(':id')
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
-  @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
+  @ApiOperation({ operationId: 'getUser', summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
   get(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UsuarioDto> {
@@ -99,6 +102,7 @@ export class UsersController {
   @Put(':id')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUser',
     summary: 'Update a user',
     description:
       'Replaces nombre, apellido, email and rol (an existing active role when it changes). `username` is immutable (400 `campo_inmutable`). ' +
@@ -120,6 +124,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateUser',
     summary: 'Deactivate a user',
     description:
       "Revokes the user's refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). " +
@@ -135,6 +140,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateUser',
     summary: 'Reactivate a user',
     description: 'Idempotent: reactivating an active user answers 200 and writes no event. Audited as `usuario.reactivate`.',
   })
@@ -148,6 +154,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'resetUserPassword',
     summary: "Reset a user's password",
     description:
       "Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user's refresh tokens. " +
@@ -163,6 +170,7 @@ export class UsersController {
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getUserPermissions',
     summary: "A user's permission view",
     description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
   })
@@ -175,6 +183,7 @@ export class UsersController {
   @Put(':id/permisos/overrides')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUserOverrides',
     summary: "Replace a user's permission overrides",
     description:
       "Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user's very next request. " +
