@@ -4,10 +4,10 @@ import { RequirePermission } from '../auth/decorators/require-permission.decorat
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { PermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
-import { ROLES_PERMISSION } from './roles.rules.js';
+import { ROLES_READ_PERMISSION } from './roles.rules.js';
 
 @ApiTags('roles')
-@RequirePermission(ROLES_PERMISSION)
+@RequirePermission(ROLES_READ_PERMISSION)
 @Controller('api/v1/permisos')
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}

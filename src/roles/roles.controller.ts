@@ -6,18 +6,19 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, ROLES_PERMISSION } from './roles.rules.js';
+import { HISTORY_PERMISSION, ROLES_PERMISSION, ROLES_READ_PERMISSION } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
 
+/** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')
-@RequirePermission(ROLES_PERMISSION)
 @Controller('api/v1/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
+  @RequirePermission(ROLES_READ_PERMISSION)
   @ApiOperation({
     operationId: 'listRoles',
     summary: 'List roles',
@@ -30,6 +31,7 @@ export class RolesController {
   }
 
   @Post()
+  @RequirePermission(ROLES_PERMISSION)
   @ApiOperation({
     operationId: 'createRole',
     summary: 'Create a role',
@@ -45,6 +47,7 @@ export class RolesController {
   }
 
   @Get(':codigo')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
@@ -53,6 +56,7 @@ export class RolesController {
   }
 
   @Put(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @ApiOperation({
     operationId: 'updateRole',
     summary: 'Update a role',
@@ -66,6 +70,7 @@ export class RolesController {
   }
 
   @Delete(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deactivateRole',
@@ -83,6 +88,7 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
+  @RequirePermission(ROLES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'reactivateRole',
@@ -96,6 +102,7 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
     operationId: 'getRolePermissions',
@@ -111,6 +118,7 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
+  @RequirePermission(ROLES_PERMISSION)
   @ApiOperation({
     operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",

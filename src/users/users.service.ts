@@ -9,12 +9,13 @@ import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../common/errors/domain-error.js';
 import { type Page, pageOf } from '../common/pagination/page.js';
+import { applySort } from '../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { AntiLockoutService } from '../roles/anti-lockout.service.js';
 import { PointInTimeService } from '../roles/point-in-time.service.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { RolesService } from '../roles/roles.service.js';
-import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
+import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
 
@@ -78,7 +79,10 @@ export class UsersService {
     }
     if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
     if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
-    const [rows, total] = await qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await applySort(qb, 'u', query.sort, USER_SORT_FIELDS, [{ field: 'username', direction: 'ASC' }])
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
     const codes = await this.roleCodes(rows.map((u) => u.roleId));
     return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
   }

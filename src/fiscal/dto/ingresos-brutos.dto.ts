@@ -39,8 +39,7 @@ export class IngresosBrutosBodyDto {
 
 export class IngresosBrutosDto {
   @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ enum: PROVINCIA_CODIGOS,
-    enumName: 'Provincia', example: 'SALTA' }) provincia: Provincia;
+  @ApiProperty({ enum: PROVINCIA_CODIGOS, enumName: 'Provincia', example: 'SALTA' }) provincia: Provincia;
   @ApiProperty({ example: 'Ingresos brutos Salta, actividad general' }) descripcion: string;
   @ApiProperty({ example: 3.5 }) alicuota: number;
   @ApiProperty() activo: boolean;
