@@ -9,6 +9,7 @@ import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../common/errors/domain-error.js';
 import { type Page, pageOf } from '../common/pagination/page.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { applySort } from '../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { AntiLockoutService } from '../roles/anti-lockout.service.js';
@@ -71,11 +72,7 @@ export class UsersService {
     const { page, pageSize, skip, take } = pageOf(query);
     const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
     if (query.search) {
-      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
-      qb.andWhere(
-        "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
-        { pattern },
-      );
+      qb.andWhere(containsAny(['u.username', 'u.nombre', 'u.apellido', 'u.email']), { pattern: containsPattern(query.search) });
     }
     if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
     if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
@@ -245,8 +242,4 @@ export function assertPolicy(password: string, username: string, field = 'passwo
       problems.map((message) => ({ field, message })),
     );
   }
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_[]/g, (c) => `\\${c}`);
 }

@@ -5,6 +5,7 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { containsAny } from '../../common/pagination/search.js';
 import { applySort } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
@@ -38,9 +39,7 @@ export class ProductTypesService {
     const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
     if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
     if (query.search) {
-      qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
+      qb.andWhere(containsAny(['t.codigo', 't.nombre']), { pattern: containsPattern(query.search) });
     }
     const [rows, total] = await applySort(qb, 't', query.sort, PRODUCT_TYPE_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
       .skip(skip)

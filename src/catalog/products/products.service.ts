@@ -5,6 +5,7 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { containsAny } from '../../common/pagination/search.js';
 import { applySort } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
@@ -39,9 +40,7 @@ export class ProductsService {
     if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
     if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
     if (query.search) {
-      qb.andWhere("(LOWER(p.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(p.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
+      qb.andWhere(containsAny(['p.codigo', 'p.nombre']), { pattern: containsPattern(query.search) });
     }
     const [rows, total] = await applySort(qb, 'p', query.sort, PRODUCT_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
       .skip(skip)
