@@ -169,7 +169,10 @@ describe('roles and permissions', () => {
     it("answers a role's permissions sorted", async () => {
       const res = await t.get('/api/v1/roles/auditor/permisos', { token: admin });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ codigo: 'auditor', permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'administracion:usuarios:ver'] });
+      expect(res.body).toEqual({
+        codigo: 'auditor',
+        permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'administracion:usuarios:ver'],
+      });
     });
 
     it('replaces the set and audits rol.permisos_update with sorted before and after', async () => {
