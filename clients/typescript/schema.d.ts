@@ -1039,7 +1039,7 @@ export interface paths {
          * The permission catalog
          * @description Every permission code with its description, sorted by codigo.
          *
-         *     Required permission: `administracion:roles:gestionar`.
+         *     Required permission: `administracion:roles:ver`.
          */
         get: operations["listPermissions"];
         put?: never;
@@ -1201,7 +1201,7 @@ export interface paths {
          * List roles
          * @description Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.
          *
-         *     Required permission: `administracion:roles:gestionar`.
+         *     Required permission: `administracion:roles:ver`.
          */
         get: operations["listRoles"];
         put?: never;
@@ -1229,7 +1229,7 @@ export interface paths {
          * Get a role
          * @description One role, active or not.
          *
-         *     Required permission: `administracion:roles:gestionar`.
+         *     Required permission: `administracion:roles:ver`.
          */
         get: operations["getRole"];
         /**
@@ -1263,7 +1263,7 @@ export interface paths {
          * A role's permissions
          * @description The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). With `asOf`, the set as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.
          *
-         *     Required permission: `administracion:roles:gestionar`.
+         *     Required permission: `administracion:roles:ver`.
          */
         get: operations["getRolePermissions"];
         /**
@@ -3489,6 +3489,8 @@ export interface operations {
     listMedios: {
         parameters: {
             query?: {
+                /** @description Case-insensitive substring of codigo or nombre. */
+                search?: string;
                 /** @description Only active (true) or inactive (false) medios; both when absent. */
                 activo?: boolean;
             };
@@ -5519,6 +5521,8 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
+                /** @description Order of the page: comma-separated fields from `numeroAFIP`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `medioId`, then `numeroAFIP`. An unknown field is 400 `validacion`. */
+                sort?: string;
                 /** @description Only the points of sale of this medio. */
                 medioId?: number;
                 /** @description Only active (true) or inactive (false) points of sale; both when absent. */
@@ -7998,6 +8002,8 @@ export interface operations {
             query?: {
                 /** @description Only events by this user id. */
                 actorUserId?: number;
+                /** @description Only events of this action (exact), e.g. `usuario.update`. */
+                action?: string;
                 /** @description Only events on this kind of resource (singular snake_case). */
                 targetType?: string;
                 /** @description Only events on this resource id (compared as text; a role is its codigo). */
@@ -8430,6 +8436,8 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
+                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. */
+                sort?: string;
                 /** @description Only active (true) or inactive (false) product types; both when absent. */
                 activo?: boolean;
                 /** @description Case-insensitive text contained in codigo or nombre. */
@@ -8607,6 +8615,8 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
+                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. */
+                sort?: string;
                 /** @description Only products of this rubro. */
                 rubroId?: number;
                 /** @description Only products of this product type. */
@@ -9082,6 +9092,8 @@ export interface operations {
     listRoles: {
         parameters: {
             query?: {
+                /** @description Case-insensitive substring of codigo or nombre. */
+                search?: string;
                 /** @description Include inactive roles (default false: active roles only). */
                 incluirInactivos?: boolean;
             };
@@ -9128,7 +9140,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9149,7 +9165,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9224,7 +9244,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9245,7 +9269,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9337,7 +9365,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9358,7 +9390,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9454,7 +9490,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9475,7 +9515,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9566,7 +9610,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9587,7 +9635,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9703,7 +9755,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9724,7 +9780,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9820,7 +9880,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9841,7 +9905,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9954,7 +10022,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Missing, invalid or expired access token (`no_autenticado`). */
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9975,7 +10047,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10024,6 +10100,8 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
+                /** @description Order of the page: comma-separated fields from `username`, `nombre`, `apellido`, `email`, `createdAt`, `ultimoLogin`; a leading `-` sorts that field descending. Ties are broken by id. Default: `username`. An unknown field is 400 `validacion`. */
+                sort?: string;
                 /** @description Case-insensitive substring of username, nombre, apellido or email. */
                 search?: string;
                 /** @description Only users of this role (code). */
