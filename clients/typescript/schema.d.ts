@@ -1686,7 +1686,7 @@ export interface components {
              * @default
              * @example Avisos de texto por palabra
              */
-            descripcion: string;
+            descripcion?: string;
         };
         CreatePuntoDeVentaDto: {
             /**
@@ -1716,7 +1716,7 @@ export interface components {
              * @default
              * @example Gestión de cobranzas
              */
-            descripcion: string;
+            descripcion?: string;
         };
         CreateRubroDto: {
             /**
