@@ -25,7 +25,9 @@ export class ConsoleLists1763712950000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX IF EXISTS ix_audit_events_action ON dbo.audit_events`);
-    await q.query(`DELETE FROM dbo.role_permissions WHERE permission_id IN (SELECT id FROM dbo.permissions WHERE codigo = @0)`, [ROLES_READ_SEED.codigo]);
+    await q.query(`DELETE FROM dbo.role_permissions WHERE permission_id IN (SELECT id FROM dbo.permissions WHERE codigo = @0)`, [
+      ROLES_READ_SEED.codigo,
+    ]);
     await q.query(`DELETE FROM dbo.permissions WHERE codigo = @0`, [ROLES_READ_SEED.codigo]);
   }
 }

@@ -227,6 +227,8 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     const inserts = (table: string) => statements.filter((s) => new RegExp(String.raw`^\s*INSERT INTO dbo\.${table} `).test(s.sql));
     expect(inserts('roles').map((s) => s.parameters)).toEqual(CANONICAL_ROLES.map((r) => [r.codigo, r.nombre, r.descripcion]));
     expect(inserts('permissions').map((s) => s.parameters)).toEqual(INSTALLED_PERMISSION_CATALOG.map((p) => [p.codigo, p.descripcion]));
-    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(INSTALLED_PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])));
+    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(
+      INSTALLED_PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])),
+    );
   });
 });
