@@ -40,19 +40,21 @@ export interface Flow {
   run(ctx: FlowContext): Promise<void>;
 }
 
-type Outcome<T, E> = { data: T; error?: never; response: Response } | { data?: never; error: E; response: Response };
+/** What every openapi-fetch call answers: `data` on 2xx, `error` otherwise, and the raw response. */
+type Outcome = { data?: unknown; error?: unknown; response: Response };
 
 /** The success body of a call, after checking its status. */
-export function expectData<T, E>(result: Outcome<T, E>, status: number): T {
+export function expectData<R extends Outcome>(result: R, status: number): NonNullable<R['data']> {
   assert.equal(result.response.status, status, `${result.response.url}: expected ${status}, got ${result.response.status}`);
-  if (result.data === undefined) throw new Error(`${result.response.url}: no body`);
-  return result.data;
+  const data = result.data;
+  if (data === undefined || data === null) throw new Error(`${result.response.url}: no body`);
+  return data;
 }
 
 /** A problem document with the given status and code. */
-export function expectProblem<T, E>(result: Outcome<T, E>, status: number, code: ErrorCode): Schemas['ProblemDetailsDto'] {
+export function expectProblem(result: Outcome, status: number, code: ErrorCode): Schemas['ProblemDetailsDto'] {
   assert.equal(result.response.status, status, `${result.response.url}: expected ${status}, got ${result.response.status}`);
-  const error: unknown = result.error;
+  const error = result.error;
   if (!isProblem(error)) throw new Error(`${result.response.url}: not a problem document`);
   assert.equal(error.code, code);
   return error;
