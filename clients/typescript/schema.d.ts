@@ -2340,9 +2340,14 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+        IfMatch: string;
+    };
     requestBodies: never;
     headers: {
+        /** @description Strong entity tag of the representation in this answer; send it back as `If-Match` to change the resource. */
+        ETag: string;
         /** @description The request's correlation id: the caller's `X-Correlation-Id` when it is a GUID, otherwise one the service generated. Also in logs, audit events and error bodies. */
         "X-Correlation-Id": string;
         /** @description The path of the created resource (relative to the server root). */
@@ -2463,6 +2468,7 @@ export interface operations {
             /** @description Created; `Location` points at the entry. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -2551,6 +2557,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -2627,7 +2634,10 @@ export interface operations {
     updateIngresosBrutos: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -2642,6 +2652,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -2729,12 +2740,31 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
         };
     };
     deactivateIngresosBrutos: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -2745,6 +2775,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -2816,12 +2847,31 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
         };
     };
     reactivateIngresosBrutos: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -2832,6 +2882,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -2914,6 +2965,22 @@ export interface operations {
                      * @example {
                      *       "error": "duplicado",
                      *       "message": "Another entry of the provincia is active (duplicado)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3060,6 +3127,7 @@ export interface operations {
             /** @description Created; `Location` points at the tipo de IVA. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -3148,6 +3216,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3224,7 +3293,10 @@ export interface operations {
     updateTipoIva: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -3239,6 +3311,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3310,12 +3383,31 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
         };
     };
     deactivateTipoIva: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -3326,6 +3418,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3392,6 +3485,22 @@ export interface operations {
                      * @example {
                      *       "error": "no_encontrado",
                      *       "message": "Not found (no_encontrado)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3402,7 +3511,10 @@ export interface operations {
     reactivateTipoIva: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -3413,6 +3525,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3479,6 +3592,22 @@ export interface operations {
                      * @example {
                      *       "error": "no_encontrado",
                      *       "message": "Not found (no_encontrado)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FiscalErrorDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "version_obsoleta",
+                     *       "message": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3597,6 +3726,7 @@ export interface operations {
             /** @description Created; `Location` points at the medio. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -3712,6 +3842,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3815,7 +3946,10 @@ export interface operations {
     updateMedio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -3830,6 +3964,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -3928,12 +4063,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateMedio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -3944,6 +4103,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -4036,6 +4196,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -4047,7 +4228,10 @@ export interface operations {
     reactivateMedio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -4058,6 +4242,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -4150,6 +4335,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -4288,6 +4494,7 @@ export interface operations {
             /** @description Created; `Location` is the public read path `/api/v1/product-types/{id}`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -4400,7 +4607,10 @@ export interface operations {
     updateProductType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -4415,6 +4625,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -4542,12 +4753,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateProductType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -4558,6 +4793,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -4685,12 +4921,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     reactivateProductType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -4701,6 +4961,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -4807,6 +5068,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     createProduct: {
@@ -4825,6 +5107,7 @@ export interface operations {
             /** @description Created; `Location` is the public read path `/api/v1/products/{id}`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -4958,7 +5241,10 @@ export interface operations {
     updateProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -4973,6 +5259,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -5100,12 +5387,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -5116,6 +5427,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -5216,6 +5528,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -5376,7 +5709,10 @@ export interface operations {
     reactivateProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -5387,6 +5723,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -5514,6 +5851,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     listPuntosDeVenta: {
@@ -5631,6 +5989,7 @@ export interface operations {
             /** @description Created; `Location` points at the point of sale. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -5767,6 +6126,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -5870,7 +6230,10 @@ export interface operations {
     updatePuntoDeVenta: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -5885,6 +6248,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6004,12 +6368,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivatePuntoDeVenta: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -6020,6 +6408,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6112,6 +6501,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -6123,7 +6533,10 @@ export interface operations {
     reactivatePuntoDeVenta: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -6134,6 +6547,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6226,6 +6640,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -6364,6 +6799,7 @@ export interface operations {
             /** @description Created; `Location` points at the rubro. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -6500,6 +6936,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6603,7 +7040,10 @@ export interface operations {
     updateRubro: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -6618,6 +7058,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6737,12 +7178,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateRubro: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -6753,6 +7218,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -6872,12 +7338,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     moveRubro: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -6892,6 +7382,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7011,12 +7502,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     reactivateRubro: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -7027,6 +7542,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7140,6 +7656,27 @@ export interface operations {
                      *       "detail": "rubro_inactivo or duplicado",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -7352,6 +7889,7 @@ export interface operations {
             /** @description Created; `Location` points at the seccion. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -7488,6 +8026,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7591,7 +8130,10 @@ export interface operations {
     updateSeccion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -7606,6 +8148,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7725,12 +8268,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateSeccion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -7741,6 +8308,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7854,6 +8422,27 @@ export interface operations {
                      *       "detail": "The parent medio is inactive",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -7865,7 +8454,10 @@ export interface operations {
     reactivateSeccion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -7876,6 +8468,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -7989,6 +8582,27 @@ export interface operations {
                      *       "detail": "The parent medio is inactive",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -8527,6 +9141,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -8710,6 +9325,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9208,6 +9824,7 @@ export interface operations {
             /** @description Created; `Location` points at the role. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -9330,6 +9947,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9441,7 +10059,10 @@ export interface operations {
     updateRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 codigo: string;
             };
@@ -9455,6 +10076,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9561,12 +10183,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 codigo: string;
             };
@@ -9577,6 +10223,7 @@ export interface operations {
             /** @description The role is inactive. */
             204: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9702,6 +10349,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     getRolePermissions: {
@@ -9720,6 +10388,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9831,7 +10500,10 @@ export interface operations {
     replaceRolePermissions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 codigo: string;
             };
@@ -9845,6 +10517,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -9972,12 +10645,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     reactivateRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 codigo: string;
             };
@@ -9987,6 +10684,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -10087,6 +10785,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -10220,6 +10939,7 @@ export interface operations {
             /** @description Created; `Location` points at the user. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -10346,6 +11066,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -10457,7 +11178,10 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -10472,6 +11196,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -10599,12 +11324,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     deactivateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -10615,6 +11364,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -10736,6 +11486,27 @@ export interface operations {
                      *       "detail": "The change would leave no active user holding both administracion:usuarios:gestionar and administracion:roles:gestionar, or the caller targets itself",
                      *       "instance": "/api/v1/…",
                      *       "code": "anti_lockout",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -10883,6 +11654,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -10994,7 +11766,10 @@ export interface operations {
     updateUserOverrides: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -11009,6 +11784,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -11136,12 +11912,36 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
         };
     };
     reactivateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description A positive integer id. */
                 id: number;
@@ -11152,6 +11952,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
@@ -11252,6 +12053,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "version_obsoleta",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */

@@ -6,9 +6,12 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/medio.dto.js';
 import { MediosService } from './medios.service.js';
 import { PathId } from '../common/validation/path-id.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const MEDIO = byId('medios', MediosService, (s, id) => s.get(id));
 @ApiTags('medios')
 @RequirePermission(MEDIOS_PERMISSION)
 @Controller('api/v1/admin/medios')
@@ -16,6 +19,7 @@ export class MediosController {
   constructor(private readonly medios: MediosService) {}
 
   @Post()
+  @Versioned(MEDIO)
   @ApiOperation({
     operationId: 'createMedio',
     summary: 'Create a medio',
@@ -38,6 +42,7 @@ export class MediosController {
   }
 
   @Get(':id')
+  @Versioned(MEDIO)
   @ApiOperation({ operationId: 'getMedio', summary: 'Get a medio', description: 'One medio, active or not.' })
   @ApiOkResponse({ type: MedioDto })
   @ApiErrors(400, 401, 403, 404)
@@ -46,6 +51,7 @@ export class MediosController {
   }
 
   @Put(':id')
+  @Versioned(MEDIO, 'change')
   @ApiOperation({
     operationId: 'updateMedio',
     summary: 'Update a medio',
@@ -58,6 +64,7 @@ export class MediosController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'deactivateMedio',
@@ -71,6 +78,7 @@ export class MediosController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'reactivateMedio',

@@ -6,10 +6,24 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, ROLES_PERMISSION, ROLES_READ_PERMISSION } from './roles.rules.js';
+import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION, ROLES_READ_PERMISSION } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
+import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
+
+const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>): VersionedResource<RolesService, string> => ({
+  table: 'roles',
+  column: 'codigo',
+  param: 'codigo',
+  parse: (raw) => (isRoleCode(raw) ? raw : undefined),
+  service: RolesService,
+  read,
+});
+/** If-Match of a role's changes: the role's row version; the representation of GET /roles/{codigo}. */
+const ROLE = byCodigo((s, codigo) => s.get(codigo));
+/** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
+const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
 
 /** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')
@@ -32,6 +46,7 @@ export class RolesController {
 
   @Post()
   @RequirePermission(ROLES_PERMISSION)
+  @Versioned(ROLE)
   @ApiOperation({
     operationId: 'createRole',
     summary: 'Create a role',
@@ -48,6 +63,7 @@ export class RolesController {
 
   @Get(':codigo')
   @RequirePermission(ROLES_READ_PERMISSION)
+  @Versioned(ROLE)
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
@@ -57,6 +73,7 @@ export class RolesController {
 
   @Put(':codigo')
   @RequirePermission(ROLES_PERMISSION)
+  @Versioned(ROLE, 'change')
   @ApiOperation({
     operationId: 'updateRole',
     summary: 'Update a role',
@@ -71,6 +88,7 @@ export class RolesController {
 
   @Delete(':codigo')
   @RequirePermission(ROLES_PERMISSION)
+  @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deactivateRole',
@@ -89,6 +107,7 @@ export class RolesController {
 
   @Post(':codigo/reactivate')
   @RequirePermission(ROLES_PERMISSION)
+  @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'reactivateRole',
@@ -103,6 +122,7 @@ export class RolesController {
 
   @Get(':codigo/permisos')
   @RequirePermission(ROLES_READ_PERMISSION)
+  @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
     operationId: 'getRolePermissions',
@@ -119,6 +139,7 @@ export class RolesController {
 
   @Put(':codigo/permisos')
   @RequirePermission(ROLES_PERMISSION)
+  @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
     operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",

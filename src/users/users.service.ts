@@ -19,6 +19,7 @@ import { RolesService } from '../roles/roles.service.js';
 import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /** The columns of a user version read from the history (never the password hash). */
 const VERSION_COLUMNS = [
@@ -58,6 +59,7 @@ interface UserVersion {
 export class UsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly roles: RolesService,
     private readonly antiLockout: AntiLockoutService,
@@ -167,7 +169,7 @@ export class UsersService {
     }
     const now = this.clock.now();
     const after = { nombre: dto.nombre, apellido: dto.apellido, email: dto.email };
-    await this.txHost.tx.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
     await this.refreshTokens.revokeAllForUser(id, 'user_updated');
     if (roleId !== user.roleId) await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.update', 'usuario', id, {
@@ -185,7 +187,7 @@ export class UsersService {
     const rol = await this.roleCode(user.roleId);
     if (!user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
-    await this.txHost.tx.update(UserEntity, { id }, { activo: false, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { activo: false, updatedAt: now });
     await this.refreshTokens.revokeAllForUser(id, 'user_deactivated');
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.deactivate', 'usuario', id, { before: { activo: true }, after: { activo: false } });
@@ -198,7 +200,7 @@ export class UsersService {
     const rol = await this.roleCode(user.roleId);
     if (user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
-    await this.txHost.tx.update(UserEntity, { id }, { activo: true, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { activo: true, updatedAt: now });
     await this.audit.record('usuario.reactivate', 'usuario', id, { before: { activo: false }, after: { activo: true } });
     return UsuarioDto.of({ ...user, activo: true, updatedAt: now }, rol);
   }

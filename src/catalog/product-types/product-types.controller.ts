@@ -8,8 +8,12 @@ import { PathId } from '../../common/validation/path-id.js';
 import { PRODUCT_TYPES_PERMISSION } from '../catalog.rules.js';
 import { CreateProductTypeDto, ProductTypeDto, ProductTypesQueryDto, UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
 /** Reads under /api/v1/product-types (any valid token), writes under /api/v1/admin/product-types. */
+
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const PRODUCT_TYPE = byId('product_types', ProductTypesService, (s, id) => s.get(id));
 @ApiTags('product-types')
 @Controller('api/v1')
 export class ProductTypesController {
@@ -30,6 +34,7 @@ export class ProductTypesController {
   }
 
   @Get('product-types/:id')
+  @Versioned(PRODUCT_TYPE)
   @Authenticated()
   @ApiOperation({
     operationId: 'getProductType',
@@ -43,6 +48,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types')
+  @Versioned(PRODUCT_TYPE)
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     operationId: 'createProductType',
@@ -58,6 +64,7 @@ export class ProductTypesController {
   }
 
   @Put('admin/product-types/:id')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     operationId: 'updateProductType',
@@ -75,6 +82,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/deactivate')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
@@ -90,6 +98,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/reactivate')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({

@@ -7,7 +7,10 @@ import { PathId } from '../../common/validation/path-id.js';
 import { RUBROS_PERMISSION } from '../catalog.rules.js';
 import { CreateRubroDto, MoveRubroDto, RubroDto, RubroTreeNodeDto, RubroTreeQueryDto, UpdateRubroDto } from './dto/rubro.dto.js';
 import { RubrosService } from './rubros.service.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const RUBRO = byId('rubros', RubrosService, (s, id) => s.get(id));
 @ApiTags('rubros')
 @RequirePermission(RUBROS_PERMISSION)
 @Controller('api/v1/admin/rubros')
@@ -28,6 +31,7 @@ export class RubrosController {
   }
 
   @Get(':id')
+  @Versioned(RUBRO)
   @ApiOperation({ operationId: 'getRubro', summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
   @ApiOkResponse({ type: RubroDto })
   @ApiErrors(400, 401, 403, 404)
@@ -36,6 +40,7 @@ export class RubrosController {
   }
 
   @Post()
+  @Versioned(RUBRO)
   @ApiOperation({
     operationId: 'createRubro',
     summary: 'Create a rubro',
@@ -57,6 +62,7 @@ export class RubrosController {
   }
 
   @Put(':id')
+  @Versioned(RUBRO, 'change')
   @ApiOperation({
     operationId: 'updateRubro',
     summary: 'Rename a rubro',
@@ -70,6 +76,7 @@ export class RubrosController {
   }
 
   @Post(':id/move')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'moveRubro',
@@ -90,6 +97,7 @@ export class RubrosController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'deactivateRubro',
@@ -104,6 +112,7 @@ export class RubrosController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'reactivateRubro',

@@ -57,6 +57,8 @@ export function codeForStatus(status: number): ErrorCode {
       return 'metodo_no_permitido';
     case 409:
       return 'conflicto';
+    case 412:
+      return 'version_obsoleta';
     case 413:
       return 'payload_demasiado_grande';
     case 415:
