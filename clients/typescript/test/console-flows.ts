@@ -331,6 +331,30 @@ export const FLOWS: Flow[] = [
     },
   },
   {
+    name: 'lost updates: a change based on a stale ETag is refused with 412 version_obsoleta and nothing changes',
+    async run(ctx) {
+      const codigo = `etag_${ctx.tag()}`;
+      expectData(await ctx.admin.POST('/api/v1/roles', { body: { codigo, nombre: 'Original' } }), 201);
+      const path = { path: { codigo } };
+      const read = await ctx.admin.GET('/api/v1/roles/{codigo}', { params: path });
+      const etag = read.response.headers.get('etag');
+      if (etag === null) throw new Error('no ETag on a single-resource read');
+      const saved = await ctx.admin.PUT('/api/v1/roles/{codigo}', {
+        params: { ...path, header: { 'If-Match': etag } },
+        body: { nombre: 'Primera edición' },
+      });
+      assert.equal(expectData(saved, 200).nombre, 'Primera edición');
+      assert.notEqual(saved.response.headers.get('etag'), etag);
+      // a second editor still holding the first ETag
+      const stale = await ctx.admin.PUT('/api/v1/roles/{codigo}', {
+        params: { ...path, header: { 'If-Match': etag } },
+        body: { nombre: 'Segunda edición' },
+      });
+      expectProblem(stale, 412, 'version_obsoleta');
+      assert.equal(expectData(await ctx.admin.GET('/api/v1/roles/{codigo}', { params: path }), 200).nombre, 'Primera edición');
+    },
+  },
+  {
     name: 'audit: page through the trail with nextCursor, filtered by action and target',
     async run(ctx) {
       const TAG = ctx.tag().toUpperCase();
