@@ -19,6 +19,7 @@ export class AuthController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'login',
     summary: 'Sign in',
     description: [
       'Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400.',
@@ -43,6 +44,7 @@ export class AuthController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'refreshTokens',
     summary: 'Renew the session (refresh-token rotation)',
     description: [
       'Public. Takes the last access token (it may have expired: its signature, issuer, audience and key id are still checked)',
@@ -63,6 +65,7 @@ export class AuthController {
   @HttpCode(204)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'logout',
     summary: 'Sign out',
     description: 'Revokes every active refresh token of the caller (every session). Idempotent: a repeat is 204 too. Needs a valid access token.',
   })
@@ -74,7 +77,7 @@ export class AuthController {
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ summary: 'The caller', description: 'Needs a valid access token.' })
+  @ApiOperation({ operationId: 'getCurrentUser', summary: 'The caller', description: 'Needs a valid access token.' })
   @ApiOkResponse({ type: MeDto })
   @ApiErrors(401)
   me(@CurrentUser() user: AuthenticatedUser): Promise<MeDto> {

@@ -53,6 +53,7 @@ export class UsersController {
   @HttpCode(204)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'changeOwnPassword',
     summary: 'Change my password',
     description:
       'Needs only a valid access token. Verifies `currentPassword` (400 `password_actual_incorrecto`), applies the password policy (400 `password_debil`), ' +
@@ -77,6 +78,7 @@ export class UsersController {
   @Get()
   @RequirePermission(USERS_READ)
   @ApiOperation({
+    operationId: 'listUsers',
     summary: 'List users',
     description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
   })
@@ -91,6 +93,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'createUser',
     summary: 'Create a user',
     description:
       'The user starts active with `mustChangePassword: true` and no overrides. `rol` must name an existing active role (else 400); the password must satisfy the policy (400 `password_debil`); ' +
@@ -121,7 +124,7 @@ export class UsersController {
   @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
-  @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
+  @ApiOperation({ operationId: 'getUser', summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
   get(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UsuarioDto> {
@@ -132,6 +135,7 @@ export class UsersController {
   @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUser',
     summary: 'Update a user',
     description:
       'Replaces nombre, apellido, email and rol (an existing active role when it changes). `username` is immutable (400 `campo_inmutable`). ' +
@@ -155,6 +159,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateUser',
     summary: 'Deactivate a user',
     description:
       "Revokes the user's refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). " +
@@ -171,6 +176,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateUser',
     summary: 'Reactivate a user',
     description: `Idempotent: reactivating an active user answers 200 and writes no event. Audited as \`usuario.reactivate\`. ${ACT_ON}`,
   })
@@ -185,6 +191,7 @@ export class UsersController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'resetUserPassword',
     summary: "Reset a user's password",
     description:
       "Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user's refresh tokens. " +
@@ -202,6 +209,7 @@ export class UsersController {
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getUserPermissions',
     summary: "A user's permission view",
     description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
   })
@@ -215,6 +223,7 @@ export class UsersController {
   @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUserOverrides',
     summary: "Replace a user's permission overrides",
     description:
       "Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user's very next request. " +

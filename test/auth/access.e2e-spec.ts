@@ -182,7 +182,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
         email: `${user.username}@example.test`,
         rol: 'auditor',
         mustChangePassword: false,
-        permisos: ['administracion:auditoria:ver', 'catalogo:rubros:gestionar'],
+        permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'catalogo:rubros:gestionar'],
       });
     });
   });

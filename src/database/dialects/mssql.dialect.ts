@@ -213,6 +213,7 @@ export class MssqlDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(new MssqlParameter(q.actorUserId, 'int'))}`);
+    if (q.action !== undefined) where.push(`e.action = ${param(new MssqlParameter(q.action, 'nvarchar', 64))}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(new MssqlParameter(q.targetType, 'nvarchar', 64))}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(new MssqlParameter(q.targetId, 'nvarchar', 128))}`);
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(q.from))}`);

@@ -134,6 +134,7 @@ export class PostgresDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(q.actorUserId)}`);
+    if (q.action !== undefined) where.push(`e.action = ${param(q.action)}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(q.targetType)}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(q.targetId)}`);
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(q.from))}::timestamptz`);

@@ -35,6 +35,8 @@ export interface SqlStatement {
  */
 export interface AuditPageQuery {
   actorUserId?: number;
+  /** exact action name */
+  action?: string;
   targetType?: string;
   targetId?: string;
   /** inclusive bounds */
