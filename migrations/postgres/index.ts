@@ -4,6 +4,7 @@ import { MediosFiscal1763712300000 } from './1763712300000-medios-fiscal.js';
 import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
+import { Sessions1763712800000 } from './1763712800000-sessions.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const POSTGRES_MIGRATIONS = [
   Catalog1763712400000,
   AuditRead1763712500000,
   AppendOnly1763712600000,
+  Sessions1763712800000,
 ];

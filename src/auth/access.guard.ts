@@ -4,7 +4,9 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { SecurityEventsService } from '../audit/security-events.service.js';
 import { RequestContext } from '../common/context/request-context.js';
+import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { ALLOW_ENDED_SESSION } from './decorators/allow-ended-session.decorator.js';
 import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import { IS_PUBLIC } from './decorators/public.decorator.js';
 import { QUERY_PERMISSIONS, type QueryPermission, REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
@@ -13,8 +15,8 @@ import type { VerifiedToken } from './jwt.strategy.js';
 
 /**
  * The global, deny-by-default guard. Every route needs a valid access token unless it is
- * @Public(); the caller must exist and be active (checked in the store on every request), and
- * must hold every permission the route declares with @RequirePermission (plus those of
+ * @Public(); the caller must exist and be active and the token's session (`sid`) must still be
+ * active — all read from the store on every request, in one statement —, and the caller must hold every permission the route declares with @RequirePermission (plus those of
  * @RequirePermissionWithQuery whose query parameter is present) — else 403 and a
  * `permission.denied` security event.
  */
@@ -25,6 +27,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     private readonly permissions: EffectivePermissionsService,
     private readonly context: RequestContext,
     private readonly securityEvents: SecurityEventsService,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -36,12 +39,21 @@ export class AccessGuard extends AuthGuard('jwt') {
     await super.canActivate(ctx);
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
     const token = request.user as VerifiedToken;
-    const access = await this.permissions.resolve(token.userId);
+    const access = await this.permissions.forRequest(token.userId, token.sessionId, this.clock.now());
     if (!access || !access.activo) throw unauthenticated();
+    if (!access.sessionActive && !this.reflector.getAllAndOverride<boolean>(ALLOW_ENDED_SESSION, targets)) throw unauthenticated();
 
     this.context.setActor(access.userId, access.username);
     const permisos = new Set(access.efectivos);
-    request.user = { userId: access.userId, username: access.username, rol: access.rol, jti: token.jti, permisos } satisfies AuthenticatedUser;
+    request.user = {
+      userId: access.userId,
+      username: access.username,
+      rol: access.rol,
+      jti: token.jti,
+      sessionId: token.sessionId,
+      sessionActive: access.sessionActive,
+      permisos,
+    } satisfies AuthenticatedUser;
 
     const required = [
       ...(this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? []),

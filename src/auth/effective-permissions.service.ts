@@ -37,12 +37,30 @@ interface PermissionRow {
   permiso: string | null;
 }
 
+/** What the guard learns about a caller: its access, and whether the token's session is still active. */
+export interface RequestAccess extends UserAccess {
+  sessionActive: boolean;
+}
+
 /**
  * Every guarded request resolves permissions: one statement, prepared once (BENCHMARKS.md — building
  * it through the query builder on every request was a measurable share of a guarded read).
  */
 const PERMISSIONS = new PreparedStatement<PermissionRow>(
   'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
+    'p.codigo AS permiso FROM users u INNER JOIN roles r ON r.id = u.role_id ' +
+    'LEFT JOIN role_permissions rp ON rp.role_id = r.id AND r.activo = :active ' +
+    'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = :userId',
+);
+
+/**
+ * The guard's statement: the same read, plus whether the access token's session (its `sid`) is
+ * one of the user's and still active — a primary-key probe riding on the same round trip.
+ */
+const REQUEST_ACCESS = new PreparedStatement<PermissionRow & { sesion_activa: number }>(
+  'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
+    'CASE WHEN EXISTS (SELECT 1 FROM sessions s WHERE s.id = :sessionId AND s.user_id = u.id AND s.ended_at IS NULL AND s.expires_at > :now) ' +
+    'THEN 1 ELSE 0 END AS sesion_activa, ' +
     'p.codigo AS permiso FROM users u INNER JOIN roles r ON r.id = u.role_id ' +
     'LEFT JOIN role_permissions rp ON rp.role_id = r.id AND r.activo = :active ' +
     'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = :userId',
@@ -57,24 +75,34 @@ export class EffectivePermissionsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async resolve(userId: number): Promise<UserAccess | undefined> {
-    const rows = await PERMISSIONS.run(this.dataSource, { active: true, userId });
-    const first = rows[0];
-    if (!first) return undefined;
-    const overrides = parseOverrides(first.overrides);
-    const rolPermisos = rows
-      .map((r) => r.permiso)
-      .filter((p): p is string => !!p)
-      .sort();
-    return {
-      userId,
-      username: first.username,
-      activo: Boolean(first.activo),
-      rol: first.rol,
-      rolActivo: Boolean(first.rol_activo),
-      rolPermisos,
-      granted: overrides.granted,
-      denied: overrides.denied,
-      efectivos: effectivePermissions(rolPermisos, overrides),
-    };
+    return accessOf(userId, await PERMISSIONS.run(this.dataSource, { active: true, userId }));
   }
+
+  /** The caller of a request: its access and whether the session `sessionId` is active at `now`. */
+  async forRequest(userId: number, sessionId: string, now: Date): Promise<RequestAccess | undefined> {
+    const rows = await REQUEST_ACCESS.run(this.dataSource, { active: true, userId, sessionId, now });
+    const access = accessOf(userId, rows);
+    return access && { ...access, sessionActive: Number(rows[0]?.sesion_activa) === 1 };
+  }
+}
+
+function accessOf(userId: number, rows: PermissionRow[]): UserAccess | undefined {
+  const first = rows[0];
+  if (!first) return undefined;
+  const overrides = parseOverrides(first.overrides);
+  const rolPermisos = rows
+    .map((r) => r.permiso)
+    .filter((p): p is string => !!p)
+    .sort();
+  return {
+    userId,
+    username: first.username,
+    activo: Boolean(first.activo),
+    rol: first.rol,
+    rolActivo: Boolean(first.rol_activo),
+    rolPermisos,
+    granted: overrides.granted,
+    denied: overrides.denied,
+    efectivos: effectivePermissions(rolPermisos, overrides),
+  };
 }

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { JwtKeys } from './jwt-keys.js';
-import { type AccessTokenClaims, userIdFromSub } from './token.service.js';
+import { type AccessTokenClaims, sessionIdFromSid, userIdFromSub } from './token.service.js';
 
 /** What the strategy hands the guard once the token itself is valid. */
 export interface VerifiedToken {
@@ -11,6 +11,8 @@ export interface VerifiedToken {
   username: string;
   rol: string;
   jti: string;
+  /** the `sid` claim: the session the token belongs to */
+  sessionId: string;
 }
 
 function kidOf(rawJwt: string): unknown {
@@ -22,7 +24,7 @@ function kidOf(rawJwt: string): unknown {
   }
 }
 
-/** passport-jwt: bearer token, RS256 only, published `kid` only, iss/aud checked, `exp` required. */
+/** passport-jwt: bearer token, RS256 only, published `kid` only, iss/aud checked, `exp` and a UUID `sid` required. */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
@@ -43,7 +45,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   validate(claims: AccessTokenClaims): VerifiedToken | false {
     const userId = userIdFromSub(claims.sub);
-    if (userId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
-    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti };
+    const sessionId = sessionIdFromSid(claims.sid);
+    if (userId === undefined || sessionId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
+    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti, sessionId };
   }
 }

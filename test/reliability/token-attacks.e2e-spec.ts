@@ -69,7 +69,7 @@ describe('token attacks (table-driven): all 401, with the expected security even
   const guarded = (token: string) => r.t.get('/api/v1/users', { token });
   const refresh = (accessToken: string, refreshToken: string) => r.t.post('/api/v1/auth/refresh', { accessToken, refreshToken });
   const admin = () => r.t.createUser('admin');
-  const claimsOf = (u: CreatedUser) => forge.claims({ id: u.id, username: u.username, rol: 'admin' });
+  const claimsOf = (u: CreatedUser) => forge.claims({ id: u.id, username: u.username, rol: 'admin', token: u.token });
   const tokenRow = async (refreshToken: string) =>
     (
       await r.ownerQuery('SELECT family_id::text AS family_id, revoked_at FROM refresh_tokens WHERE token_hash = $1', [sha256b64url(refreshToken)])
@@ -116,6 +116,7 @@ describe('token attacks (table-driven): all 401, with the expected security even
         run: async () => {
           const u = await admin();
           await r.ownerQuery('DELETE FROM refresh_tokens WHERE user_id = $1', [u.id]);
+          await r.ownerQuery('DELETE FROM sessions WHERE user_id = $1', [u.id]);
           await r.ownerQuery('DELETE FROM users WHERE id = $1', [u.id]);
           const [a, b] = [await me(u.token), await guarded(u.token)];
           return a.status === b.status ? { status: a.status, code: a.body?.code } : { status: 0, code: `${a.status}/${b.status}` };

@@ -6,6 +6,10 @@ export interface AuthenticatedUser {
   username: string;
   rol: string;
   jti: string;
+  /** the token's `sid`: the session (refresh-token family) it belongs to */
+  sessionId: string;
+  /** always true, except on routes marked @AllowEndedSession() when the session has ended */
+  sessionActive: boolean;
   permisos: ReadonlySet<string>;
 }
 
