@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
+import { NoRequestTransaction } from '../common/transactions/request-transaction.interceptor.js';
 import { type AuthenticatedUser, CurrentUser } from './decorators/current-user.decorator.js';
 import { Authenticated } from './decorators/require-permission.decorator.js';
 import { SesionDto } from './dto/session.dto.js';
@@ -30,16 +31,18 @@ export class SessionsController {
   @Delete(':id')
   @Authenticated()
   @HttpCode(204)
+  @NoRequestTransaction()
   @ApiOperation({
     summary: 'End one of my sessions',
     description:
       'Needs a valid access token. Ends one session of the caller — the current one too (signing out of this device only): its refresh tokens ' +
       'are revoked and its access tokens refused from the next request. Ending an already-ended session of the caller answers 204 and changes ' +
-      'nothing. 404 when the caller has no session with that id (unknown, or another user’s).',
+      'nothing. 404 when the caller has no session with that id (unknown, or another user’s). Recorded as the security event `logout` ' +
+      '(session id = the ended session), not audited, like sign-out.',
   })
   @ApiNoContentResponse({ description: 'Ended (or already ended).' })
   @ApiErrors([400, 'The id is not a UUID (`validacion`).'], 401, [404, 'The caller has no session with that id (`no_encontrado`).'])
   async end(@CurrentUser() caller: AuthenticatedUser, @PathSessionId() id: string): Promise<void> {
-    await this.sessions.end(caller.userId, id, 'session_ended');
+    await this.sessions.endOwn(caller.userId, id);
   }
 }

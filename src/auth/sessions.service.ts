@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IsNull, MoreThan } from 'typeorm';
+import { SecurityEventsService } from '../audit/security-events.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { SesionDto } from './dto/session.dto.js';
@@ -18,6 +19,7 @@ export class SessionsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly securityEvents: SecurityEventsService,
     private readonly clock: Clock,
   ) {}
 
@@ -33,12 +35,29 @@ export class SessionsService {
   /**
    * Ends one of the user's sessions: 404 `no_encontrado` when the user has no session with that id
    * (unknown, or another user's — indistinguishable on purpose). Ending an already-ended one
-   * changes nothing. Answers whether this call ended it.
+   * changes nothing (`ended` false). Runs in the caller's transaction.
    */
-  async end(userId: number, sessionId: string, reason: RevocationReason): Promise<boolean> {
+  async end(userId: number, sessionId: string, reason: RevocationReason): Promise<{ ended: boolean; revokedTokens: number }> {
     const session = await this.find(userId, sessionId);
-    if (session.endedAt) return false;
-    return (await this.refreshTokens.endSession(session.id, reason)).ended;
+    if (session.endedAt) return { ended: false, revokedTokens: 0 };
+    return this.refreshTokens.endSession(session.id, reason);
+  }
+
+  /**
+   * The caller signs out of one of its sessions (any of them, the current one included): like
+   * sign-out, committed in its own transaction and recorded as the security event `logout` with
+   * that session's id — when this call ended it.
+   */
+  async endOwn(userId: number, sessionId: string): Promise<void> {
+    const result = await this.txHost.withTransaction(() => this.end(userId, sessionId, 'session_ended'));
+    if (!result.ended) return;
+    await this.securityEvents.record({
+      action: 'logout',
+      result: 'success',
+      actorUserId: userId,
+      sessionId,
+      metadata: { revokedTokens: result.revokedTokens },
+    });
   }
 
   /** The user's session with that id, active or not; 404 when it has none. */

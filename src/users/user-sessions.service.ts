@@ -29,7 +29,7 @@ export class UserSessionsService {
     await this.users.find(userId);
     await this.sessions.find(userId, sessionId);
     // (the delegation rule's check on the target user belongs here: after the 404s, before any change)
-    if (await this.sessions.end(userId, sessionId, 'session_revoked')) {
+    if ((await this.sessions.end(userId, sessionId, 'session_revoked')).ended) {
       await this.audit.record('usuario.session_revoke', 'usuario', userId, { sessionId });
     }
   }

@@ -293,11 +293,15 @@ describe('auth: sessions and token liveness', () => {
       expect(events[0].metadata).toEqual({ sessionId: sidOf(user.token) });
     });
 
-    it('records nothing for a user ending its own session', async () => {
+    it('records no audit event for a user ending its own session, but the security event logout naming that session, once', async () => {
       const user = await newUser();
       const other = await secondSession(user);
       await t.delete(`${MY_SESSIONS}/${sidOf(other.token)}`, { token: user.token });
+      await t.delete(`${MY_SESSIONS}/${sidOf(other.token)}`, { token: user.token });
       expect(await t.auditEvents({ action: 'usuario.session_revoke', targetId: String(user.id) })).toHaveLength(0);
+      const events = (await t.securityEvents('logout')).filter((e) => e.actor_user_id === user.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ result: 'success', session_id: sidOf(other.token), metadata: { revokedTokens: 1 } });
     });
   });
 
