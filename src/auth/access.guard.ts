@@ -16,7 +16,7 @@ import type { VerifiedToken } from './jwt.strategy.js';
 /**
  * The global, deny-by-default guard. Every route needs a valid access token unless it is
  * @Public(); the caller must exist and be active and the token's session (`sid`) must still be
- * active — all read from the store on every request, in one statement —, and the caller must hold every permission the route declares with @RequirePermission (plus those of
+ * active, and the caller must hold every permission the route declares with @RequirePermission (plus those of
  * @RequirePermissionWithQuery whose query parameter is present) — else 403 and a
  * `permission.denied` security event.
  */
@@ -39,33 +39,31 @@ export class AccessGuard extends AuthGuard('jwt') {
     await super.canActivate(ctx);
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
     const token = request.user as VerifiedToken;
-    const access = await this.permissions.forRequest(token.userId, token.sessionId, this.clock.now());
+    const required = [
+      ...(this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? []),
+      ...requiredByQuery(this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets), request.query),
+    ];
+    const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
     if (!access || !access.activo) throw unauthenticated();
     if (!access.sessionActive && !this.reflector.getAllAndOverride<boolean>(ALLOW_ENDED_SESSION, targets)) throw unauthenticated();
 
-    this.context.setActor(access.userId, access.username);
-    const permisos = new Set(access.efectivos);
+    this.context.setActor(token.userId, access.username);
     request.user = {
-      userId: access.userId,
+      userId: token.userId,
       username: access.username,
       rol: access.rol,
       jti: token.jti,
       sessionId: token.sessionId,
       sessionActive: access.sessionActive,
-      permisos,
     } satisfies AuthenticatedUser;
 
-    const required = [
-      ...(this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? []),
-      ...requiredByQuery(this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets), request.query),
-    ];
-    const missing = required.find((code) => !permisos.has(code));
+    const missing = required.find((_code, i) => !access.holds[i]);
     if (missing) {
       const endpoint = request.routeOptions?.url ?? request.url.split('?')[0];
       await this.securityEvents.record({
         action: 'permission.denied',
         result: 'failure',
-        actorUserId: access.userId,
+        actorUserId: token.userId,
         metadata: { permission: missing, endpoint, method: request.method },
       });
       throw new DomainError('permiso_denegado', `Se requiere el permiso ${missing}`);
