@@ -60,7 +60,7 @@ describe('PostgresDialect insertStatement', () => {
 describe('PostgresDialect jsonArrayContains', () => {
   it('casts the text document to jsonb and tests containment of the parameter in the array under the key', () => {
     expect(dialect.jsonArrayContains('u.permission_overrides', 'denied', ':p0')).toBe(
-      "(CAST(u.permission_overrides AS jsonb) -> 'denied') @> jsonb_build_array(CAST(:p0 AS text))",
+      "((CAST(u.permission_overrides AS jsonb) -> 'denied') @> jsonb_build_array(CAST(:p0 AS text)))",
     );
   });
 
