@@ -6,6 +6,8 @@ import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
 import { Sessions1763712800000 } from './1763712800000-sessions.js';
+import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
+import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -19,4 +21,6 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   AuditRead1763712500000,
   AppendOnly1763712600000,
   Sessions1763712800000,
+  RowVersions1763712900000,
+  CodeCollation1763713100000,
 ];

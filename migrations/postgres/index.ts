@@ -5,6 +5,8 @@ import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
 import { Sessions1763712800000 } from './1763712800000-sessions.js';
+import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
+import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -15,4 +17,6 @@ export const POSTGRES_MIGRATIONS = [
   AuditRead1763712500000,
   AppendOnly1763712600000,
   Sessions1763712800000,
+  RowVersions1763712900000,
+  CodeCollation1763713100000,
 ];

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import type { PermissionOverrides } from '../users/user.entity.js';
@@ -109,8 +109,9 @@ export class EffectivePermissionsService {
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
-  async resolve(userId: number): Promise<UserAccess | undefined> {
-    return accessOf(userId, await PERMISSIONS.run(this.dataSource, { active: true, userId }));
+  /** `db`: the request's transaction when the caller reads inside one (the If-Match check of an override change). */
+  async resolve(userId: number, db: DataSource | EntityManager = this.dataSource): Promise<UserAccess | undefined> {
+    return accessOf(userId, await PERMISSIONS.run(db, { active: true, userId }));
   }
 
   /**

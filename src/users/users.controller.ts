@@ -17,6 +17,7 @@ import { UserPasswordsService } from './user-passwords.service.js';
 import { UserPermissionsService } from './user-permissions.service.js';
 import { UserSessionsService } from './user-sessions.service.js';
 import { UsersService } from './users.service.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const USERS_READ = 'administracion:usuarios:ver';
 export const USERS_MANAGE = 'administracion:usuarios:gestionar';
@@ -25,6 +26,10 @@ const ANTI_LOCKOUT =
   'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
+/** If-Match of a user's changes: the user's row version; the representation of GET /users/{id}. */
+const USER = byId('users', UsersService, (s, id) => s.get(id));
+/** The overrides live in the user's row, so its version stands for them; the representation of GET /users/{id}/permisos. */
+const USER_PERMISOS = byId('users', UserPermissionsService, (s, id) => s.view(id));
 @ApiTags('users')
 @Controller('api/v1/users')
 export class UsersController {
@@ -70,6 +75,7 @@ export class UsersController {
   }
 
   @Post()
+  @Versioned(USER)
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Create a user',
@@ -91,6 +97,7 @@ export class UsersController {
   }
 
   @Get(':id')
+  @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
@@ -101,6 +108,7 @@ export class UsersController {
   }
 
   @Put(':id')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Update a user',
@@ -121,6 +129,7 @@ export class UsersController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -136,6 +145,7 @@ export class UsersController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -164,6 +174,7 @@ export class UsersController {
   }
 
   @Get(':id/permisos')
+  @Versioned(USER_PERMISOS)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
@@ -177,6 +188,7 @@ export class UsersController {
   }
 
   @Put(':id/permisos/overrides')
+  @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: "Replace a user's permission overrides",
