@@ -48,7 +48,8 @@ export class Sessions1763712800000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
-      ALTER TABLE dbo.refresh_tokens DROP CONSTRAINT IF EXISTS fk_refresh_tokens_session;
+      IF OBJECT_ID(N'dbo.fk_refresh_tokens_session', N'F') IS NOT NULL
+        ALTER TABLE dbo.refresh_tokens DROP CONSTRAINT fk_refresh_tokens_session;
       DROP TABLE IF EXISTS dbo.sessions;
     `);
   }
