@@ -1020,8 +1020,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign out
-         * @description Revokes every active refresh token of the caller (every session). Idempotent: a repeat is 204 too. Needs a valid access token.
+         * Sign out everywhere
+         * @description Ends every session of the caller (revokes all its refresh tokens): its access tokens are refused from the next request. Idempotent: repeating it with the same access token answers 204 — the one route that accepts a token whose session has ended — and then changes nothing (sessions opened since stay open). Needs an otherwise valid access token of an active user. To end one session only, `DELETE /api/v1/auth/sessions/{id}`.
          */
         post: operations["logout"];
         delete?: never;
@@ -1065,6 +1065,46 @@ export interface paths {
          */
         post: operations["refreshTokens"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My active sessions
+         * @description Needs a valid access token. Every active session of the caller (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the one of this request’s access token. Ended and expired sessions are not listed.
+         */
+        get: operations["listOwnSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of my sessions
+         * @description Needs a valid access token. Ends one session of the caller — the current one too (signing out of this device only): its refresh tokens are revoked and its access tokens refused from the next request. Ending an already-ended session of the caller answers 204 and changes nothing. 404 when the caller has no session with that id (unknown, or another user’s). Recorded as the security event `logout` (session id = the ended session), not audited, like sign-out.
+         */
+        delete: operations["endOwnSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1505,6 +1545,50 @@ export interface paths {
          */
         post: operations["reactivateUser"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's active sessions
+         * @description Every active session of the user (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the caller’s own session when the user is the caller. Ended and expired sessions are not listed.
+         *
+         *     Required permission: `administracion:usuarios:gestionar`.
+         */
+        get: operations["listUserSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of a user's sessions
+         * @description Ends the session: its refresh tokens are revoked and its access tokens refused from the next request; the user’s other sessions stay open (to end them all, update, deactivate or reset the password of the user). Ending an already-ended session answers 204 and records nothing. Audited as `usuario.session_revoke` (target the user) with metadata `{sessionId}`. Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
+         *
+         *     Required permission: `administracion:usuarios:gestionar`.
+         */
+        delete: operations["revokeUserSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2169,6 +2253,41 @@ export interface components {
         };
         /** @enum {string} */
         SeccionTipo: "clasificados" | "comercial" | "edictos" | "funebres" | "suplemento" | "digital";
+        SesionDto: {
+            /**
+             * Format: uuid
+             * @description The session id: the `sid` claim of its access tokens.
+             * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The sign-in that opened it.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in or refresh (requests alone do not move it).
+             */
+            lastUsedAt: string;
+            /**
+             * Format: date-time
+             * @description When its current refresh token expires (`REFRESH_TOKEN_DAYS` after the last refresh); each refresh moves it.
+             */
+            expiresAt: string;
+            /**
+             * @description Client IP of the last sign-in or refresh.
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /**
+             * @description User agent of the last sign-in or refresh.
+             * @example Mozilla/5.0 (X11; Linux x86_64)
+             */
+            userAgent: string | null;
+            /** @description True for the caller's own session: the one of the access token of this request. */
+            current: boolean;
+        };
         TemporaryPasswordDto: {
             /**
              * @description Shown once: it is stored only as a bcrypt hash and never audited or logged.
@@ -9151,6 +9270,147 @@ export interface operations {
             };
         };
     };
+    listOwnSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SesionDto"][];
+                };
+            };
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing, invalid or expired access token",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_autenticado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    endOwnSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id (the `sid` claim of its access tokens). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (or already ended). */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not a UUID (`validacion`). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "The id is not a UUID",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "validacion",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "errors": [
+                     *         {
+                     *           "field": "codigo",
+                     *           "code": "matches",
+                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing, invalid or expired access token",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_autenticado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The caller has no session with that id (`no_encontrado`). */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "The caller has no session with that id",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     listPermissions: {
         parameters: {
             query?: never;
@@ -12286,6 +12546,251 @@ export interface operations {
                      *       "detail": "El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match",
                      *       "instance": "/api/v1/…",
                      *       "code": "version_obsoleta",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    listUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SesionDto"][];
+                };
+            };
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Validation failure",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "validacion",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "errors": [
+                     *         {
+                     *           "field": "codigo",
+                     *           "code": "matches",
+                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing, invalid or expired access token",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_autenticado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description The caller lacks the required permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller lacks the required permission",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "permiso_denegado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such user (`no_encontrado`). */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No such user",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    revokeUserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A positive integer id. */
+                id: number;
+                /** @description A session id (the `sid` claim of its access tokens). */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (or already ended). */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad user id, or a session id that is not a UUID (`validacion`). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A bad user id, or a session id that is not a UUID",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "validacion",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "errors": [
+                     *         {
+                     *           "field": "codigo",
+                     *           "code": "matches",
+                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description Missing, invalid or expired access token (`no_autenticado`).
+             *
+             *     Missing, invalid or expired access token (`no_autenticado`).
+             */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing, invalid or expired access token",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_autenticado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description The delegation rule refuses the change (`privilegio_insuficiente`, see the description), or the caller lacks the route's permission (`permiso_denegado`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller lacks the required permission",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "permiso_denegado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No such user, or the user has no session with that id (`no_encontrado`). */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No such user, or the user has no session with that id",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */

@@ -205,6 +205,12 @@ export class MssqlDialect implements SqlDialect {
     return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')})${output} VALUES (${names.map((c) => `:${c}`).join(', ')})`;
   }
 
+  jsonArrayContains(document: string, key: string, value: string): string {
+    const column = document.split('.').map(assertIdentifier).join('.');
+    if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new Error(`not a :named parameter: ${value}`);
+    return `EXISTS (SELECT 1 FROM OPENJSON(${column}, '$.${assertIdentifier(key)}') j WHERE j.[value] = ${value})`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {
