@@ -15,6 +15,7 @@ export class AuditEventsController {
   @Get('events')
   @RequirePermission(PERMISSIONS.auditoria.ver)
   @ApiOperation({
+    operationId: 'listAuditEvents',
     summary: 'Audit events',
     description:
       'Newest first by `occurredAt`, then `id`. Filters combine with AND; `from` and `to` are inclusive. ' +

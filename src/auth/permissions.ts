@@ -6,7 +6,7 @@
  */
 export const PERMISSIONS = {
   usuarios: { ver: 'administracion:usuarios:ver', gestionar: 'administracion:usuarios:gestionar' },
-  roles: { gestionar: 'administracion:roles:gestionar' },
+  roles: { ver: 'administracion:roles:ver', gestionar: 'administracion:roles:gestionar' },
   auditoria: { ver: 'administracion:auditoria:ver' },
   medios: { gestionar: 'administracion:medios:gestionar' },
   puntosDeVenta: { gestionar: 'administracion:puntos_de_venta:gestionar' },

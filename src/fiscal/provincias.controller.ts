@@ -12,6 +12,7 @@ import { PERMISSIONS } from '../auth/permissions.js';
 export class ProvinciasController {
   @Get()
   @ApiOperation({
+    operationId: 'listProvincias',
     summary: 'List the provincias',
     description: 'The 24 Argentine jurisdictions an ingresos brutos entry may name, as `{codigo, nombre}`.',
   })

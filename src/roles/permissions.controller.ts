@@ -7,13 +7,17 @@ import { PermissionsService } from './permissions.service.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 
 @ApiTags('roles')
-@RequirePermission(PERMISSIONS.roles.gestionar)
+@RequirePermission(PERMISSIONS.roles.ver)
 @Controller('api/v1/permisos')
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The permission catalog', description: 'Every permission code with its description, sorted by codigo.' })
+  @ApiOperation({
+    operationId: 'listPermissions',
+    summary: 'The permission catalog',
+    description: 'Every permission code with its description, sorted by codigo.',
+  })
   @ApiOkResponse({ type: [PermissionDto] })
   @ApiErrors(401, 403)
   catalog(): Promise<PermissionDto[]> {

@@ -26,14 +26,20 @@ const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>
 const ROLE = byCodigo((s, codigo) => s.get(codigo));
 /** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
 const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
+
+/** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')
-@RequirePermission(PERMISSIONS.roles.gestionar)
 @Controller('api/v1/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List roles', description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.' })
+  @RequirePermission(PERMISSIONS.roles.ver)
+  @ApiOperation({
+    operationId: 'listRoles',
+    summary: 'List roles',
+    description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.',
+  })
   @ApiOkResponse({ type: [RolDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
@@ -41,8 +47,10 @@ export class RolesController {
   }
 
   @Post()
+  @RequirePermission(PERMISSIONS.roles.gestionar)
   @Versioned(ROLE)
   @ApiOperation({
+    operationId: 'createRole',
     summary: 'Create a role',
     description:
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
@@ -56,8 +64,9 @@ export class RolesController {
   }
 
   @Get(':codigo')
+  @RequirePermission(PERMISSIONS.roles.ver)
   @Versioned(ROLE)
-  @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
+  @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
   get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
@@ -65,8 +74,10 @@ export class RolesController {
   }
 
   @Put(':codigo')
+  @RequirePermission(PERMISSIONS.roles.gestionar)
   @Versioned(ROLE, 'change')
   @ApiOperation({
+    operationId: 'updateRole',
     summary: 'Update a role',
     description:
       'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
@@ -78,9 +89,11 @@ export class RolesController {
   }
 
   @Delete(':codigo')
+  @RequirePermission(PERMISSIONS.roles.gestionar)
   @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'deactivateRole',
     summary: 'Deactivate a role (soft delete)',
     description:
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
@@ -95,9 +108,11 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
+  @RequirePermission(PERMISSIONS.roles.gestionar)
   @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateRole',
     summary: 'Reactivate a role',
     description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
   })
@@ -108,9 +123,11 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
+  @RequirePermission(PERMISSIONS.roles.ver)
   @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', PERMISSIONS.auditoria.ver)
   @ApiOperation({
+    operationId: 'getRolePermissions',
     summary: "A role's permissions",
     description:
       'The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). ' +
@@ -123,8 +140,10 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
+  @RequirePermission(PERMISSIONS.roles.gestionar)
   @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
+    operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",
     description:
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +

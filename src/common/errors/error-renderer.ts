@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, type FieldError } from './domain-error.js';
+import { DEFAULT_FIELD_ERROR_CODE, DomainError, type FieldError } from './domain-error.js';
 import { codeForStatus } from './error-codes.js';
 
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
@@ -49,7 +49,13 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
     const body = err.getResponse();
     if (body && typeof body === 'object')
-      return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
+      return {
+        status: 503,
+        fault: false,
+        headers: { ...UNAVAILABLE.headers },
+        contentType: 'application/json; charset=utf-8',
+        body: body as Record<string, unknown>,
+      };
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
@@ -79,7 +85,8 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     code,
     correlationId: req.id ?? null,
   };
-  if (errors?.length) body.errors = errors.slice(0, MAX_FIELD_ERRORS);
+  if (errors?.length)
+    body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: e.field, code: e.code ?? DEFAULT_FIELD_ERROR_CODE, message: e.message }));
   return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
 }
 
