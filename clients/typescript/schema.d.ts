@@ -1782,11 +1782,6 @@ export interface components {
             nombre: string;
         };
         CreateProductDto: {
-            /**
-             * @description 1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.
-             * @example CLASIF_AUTOS
-             */
-            codigo: string;
             /** @example Clasificado de automotores */
             nombre: string;
             /**
@@ -1799,6 +1794,11 @@ export interface components {
              * @example 1
              */
             productTypeId: number;
+            /**
+             * @description 1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.
+             * @example CLASIF_AUTOS
+             */
+            codigo: string;
         };
         CreateProductTypeDto: {
             /**
@@ -1816,11 +1816,6 @@ export interface components {
         };
         CreatePuntoDeVentaDto: {
             /**
-             * @description The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.
-             * @example 1
-             */
-            medioId: number;
-            /**
              * @description AFIP point-of-sale number, unique within the medio.
              * @example 3
              */
@@ -1829,6 +1824,11 @@ export interface components {
             nombre: string;
             /** @example Av. Siempre Viva 742, Salta */
             domicilio: string;
+            /**
+             * @description The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.
+             * @example 1
+             */
+            medioId: number;
         };
         CreateRoleDto: {
             /**

@@ -7,16 +7,8 @@ import { ImmutableField } from '../../../common/validation/validation.js';
 import { CODIGO_PATTERN, MAX_ID } from '../../catalog.rules.js';
 import type { ProductEntity } from '../product.entity.js';
 
-export class CreateProductDto {
-  @ApiProperty({
-    example: 'CLASIF_AUTOS',
-    pattern: CODIGO_PATTERN.source,
-    description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
-  })
-  @IsString()
-  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
-  codigo: string;
-
+/** The fields a create and an update both carry, validated and documented once. */
+export class ProductFieldsDto {
   @ApiProperty({ example: 'Clasificado de automotores', maxLength: 200 })
   @Trim()
   @IsString()
@@ -37,26 +29,18 @@ export class CreateProductDto {
   productTypeId: number;
 }
 
-export class UpdateProductDto {
-  @ApiProperty({ example: 'Clasificado de automotores', maxLength: 200 })
-  @Trim()
+export class CreateProductDto extends ProductFieldsDto {
+  @ApiProperty({
+    example: 'CLASIF_AUTOS',
+    pattern: CODIGO_PATTERN.source,
+    description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
+  })
   @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  nombre: string;
+  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  codigo: string;
+}
 
-  @ApiProperty({ example: 4, description: 'An existing (404) and active (409 `rubro_inactivo`) rubro.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
-  rubroId: number;
-
-  @ApiProperty({ example: 1, description: 'An existing (404) and active (409 `tipo_producto_inactivo`) product type.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
-  productTypeId: number;
-
+export class UpdateProductDto extends ProductFieldsDto {
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
   codigo?: unknown;

@@ -9,13 +9,8 @@ import type { PuntoDeVentaEntity } from '../punto-de-venta.entity.js';
 
 export const NUMERO_AFIP_MAX = 99_999;
 
-export class CreatePuntoDeVentaDto {
-  @ApiProperty({ example: 1, description: 'The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
-  medioId: number;
-
+/** The fields a create and an update both carry, validated and documented once. */
+export class PuntoDeVentaFieldsDto {
   @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX, description: 'AFIP point-of-sale number, unique within the medio.' })
   @IsInt()
   @Min(1)
@@ -37,27 +32,15 @@ export class CreatePuntoDeVentaDto {
   domicilio: string;
 }
 
-export class UpdatePuntoDeVentaDto {
-  @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX, description: 'AFIP point-of-sale number, unique within the medio.' })
+export class CreatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
+  @ApiProperty({ example: 1, description: 'The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
   @IsInt()
   @Min(1)
-  @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  @Max(MAX_ID)
+  medioId: number;
+}
 
-  @ApiProperty({ example: 'Casa central', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  nombre: string;
-
-  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  domicilio: string;
-
+export class UpdatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
   /** a point of sale never moves to another medio: 400 campo_inmutable */
   @ImmutableField()
   medioId?: unknown;
