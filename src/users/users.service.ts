@@ -17,6 +17,7 @@ import { RolesService } from '../roles/roles.service.js';
 import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
+import { ReplicaReads } from '../database/replica-reads.js';
 
 /** The columns of a user version read from the history (never the password hash). */
 const VERSION_COLUMNS = [
@@ -56,6 +57,7 @@ interface UserVersion {
 export class UsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly audit: AuditService,
     private readonly roles: RolesService,
     private readonly antiLockout: AntiLockoutService,
@@ -68,17 +70,19 @@ export class UsersService {
 
   async list(query: UsersQueryDto): Promise<Page<UsuarioDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
-    if (query.search) {
-      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
-      qb.andWhere(
-        "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
-        { pattern },
-      );
-    }
-    if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
-    if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
-    const [rows, total] = await qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.getRepository(UserEntity).createQueryBuilder('u');
+      if (query.search) {
+        const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
+        qb.andWhere(
+          "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
+          { pattern },
+        );
+      }
+      if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
+      if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
+      return qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    });
     const codes = await this.roleCodes(rows.map((u) => u.roleId));
     return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
   }

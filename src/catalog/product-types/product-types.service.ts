@@ -11,6 +11,7 @@ import { ProductEntity } from '../products/product.entity.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 
 /**
  * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
@@ -21,6 +22,7 @@ import { ProductTypeEntity } from './product-type.entity.js';
 export class ProductTypesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -28,14 +30,16 @@ export class ProductTypesService {
 
   async list(query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
-    if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
-    if (query.search) {
-      qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
-    }
-    const [rows, total] = await qb.orderBy('t.codigo', 'ASC').addOrderBy('t.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(ProductTypeEntity, 't');
+      if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
+      if (query.search) {
+        qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
+          pattern: containsPattern(query.search),
+        });
+      }
+      return qb.orderBy('t.codigo', 'ASC').addOrderBy('t.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    });
     return { items: rows.map((r) => ProductTypeDto.of(r)), total, page, pageSize };
   }
 

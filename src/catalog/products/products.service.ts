@@ -14,6 +14,7 @@ import { RubrosService } from '../rubros/rubros.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductDto, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 
 /**
  * Products (SEED 2.6, 4.9): a product references an existing, active rubro and product type. The
@@ -24,6 +25,7 @@ import { ProductEntity } from './product.entity.js';
 export class ProductsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly rubros: RubrosService,
     private readonly types: ProductTypesService,
     private readonly audit: AuditService,
@@ -33,16 +35,18 @@ export class ProductsService {
 
   async list(query: ProductsQueryDto): Promise<Page<ProductDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(ProductEntity, 'p');
-    if (query.rubroId !== undefined) qb.andWhere('p.rubroId = :rubroId', { rubroId: query.rubroId });
-    if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
-    if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
-    if (query.search) {
-      qb.andWhere("(LOWER(p.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(p.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
-    }
-    const [rows, total] = await qb.orderBy('p.codigo', 'ASC').addOrderBy('p.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(ProductEntity, 'p');
+      if (query.rubroId !== undefined) qb.andWhere('p.rubroId = :rubroId', { rubroId: query.rubroId });
+      if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
+      if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
+      if (query.search) {
+        qb.andWhere("(LOWER(p.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(p.nombre) LIKE :pattern ESCAPE '\\')", {
+          pattern: containsPattern(query.search),
+        });
+      }
+      return qb.orderBy('p.codigo', 'ASC').addOrderBy('p.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    });
     return { items: rows.map((r) => ProductDto.of(r)), total, page, pageSize };
   }
 

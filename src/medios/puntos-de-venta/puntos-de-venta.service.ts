@@ -17,6 +17,7 @@ import {
   type UpdatePuntoDeVentaDto,
 } from './dto/punto-de-venta.dto.js';
 import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 
 /**
  * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
@@ -27,6 +28,7 @@ import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
 export class PuntosDeVentaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -60,12 +62,9 @@ export class PuntosDeVentaService {
     const where: FindOptionsWhere<PuntoDeVentaEntity> = {};
     if (query.medioId !== undefined) where.medioId = query.medioId;
     if (query.activo !== undefined) where.activo = query.activo;
-    const [rows, total] = await this.txHost.tx.findAndCount(PuntoDeVentaEntity, {
-      where,
-      order: { medioId: 'ASC', numeroAFIP: 'ASC', id: 'ASC' },
-      skip,
-      take,
-    });
+    const [rows, total] = await this.reads.read((db) =>
+      db.findAndCount(PuntoDeVentaEntity, { where, order: { medioId: 'ASC', numeroAFIP: 'ASC', id: 'ASC' }, skip, take }),
+    );
     return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
   }
 
