@@ -191,8 +191,7 @@ describe('read replica: a PostgreSQL streaming standby serves the audit query an
       expect(audit.status).toBe(200);
       expect(await auditShows(service, codigo)).toBe(true);
       expect(await listShows(service, codigo)).toBe(true);
-      for (const url of ['/api/v1/users', '/api/v1/products', '/api/v1/admin/puntos-de-venta'])
-        expect((await get(service, url)).status).toBe(200);
+      for (const url of ['/api/v1/users', '/api/v1/products', '/api/v1/admin/puntos-de-venta']) expect((await get(service, url)).status).toBe(200);
       expect(service.reads.lastState).toMatchObject({ usable: false });
       figures.fallbackStatus = audit.status;
     } finally {

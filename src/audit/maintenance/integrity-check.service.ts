@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecurityEventsService } from '../security-events.service.js';
 import { AuditStorageInspector, type StorageCheck, type StorageCheckName } from './audit-storage.inspector.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 
 /**
  * Integrity check (SEED 6.3, `0 0 1 ? * SUN`): system versioning of the four versioned tables
@@ -17,8 +17,8 @@ export class IntegrityCheckService {
     private readonly runner: MaintenanceJobRunner,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('integrity-check', async () => {
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run('integrity-check', options, async () => {
       const checks: Partial<Record<StorageCheckName, StorageCheck>> = {
         versioning: await this.inspector.versioning(),
         retention: await this.inspector.retention(),

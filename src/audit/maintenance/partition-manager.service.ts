@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 import { monthLabel, monthStart, STORAGE_POLICY } from './storage-policy.js';
 
 const STORES: readonly EventStore[] = ['audit_events', 'security_events'];
@@ -23,8 +23,8 @@ export class PartitionManagerService {
     private readonly clock: Clock,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('partition-manager', async () => {
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run('partition-manager', options, async () => {
       const now = this.clock.now();
       const first = monthStart(now);
       const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);

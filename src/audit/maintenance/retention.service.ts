@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 import { STORAGE_POLICY, yearsBefore } from './storage-policy.js';
 
 /**
@@ -22,8 +22,8 @@ export class RetentionService {
     private readonly clock: Clock,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('retention', async () => {
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run('retention', options, async () => {
       const now = this.clock.now();
       const audit = await this.expireStore('audit_events', yearsBefore(now, STORAGE_POLICY.auditRetentionYears));
       const security = await this.expireStore('security_events', yearsBefore(now, STORAGE_POLICY.securityRetentionYears));
