@@ -167,7 +167,7 @@ describe('scheduled maintenance jobs fired on three instances at the same moment
    */
   async function startFiringTogether(job: string, slot: string): Promise<{ jobs: Instances; fireAt: number }> {
     for (let attempt = 1; ; attempt++) {
-      const fireAt = Date.now() + Math.max(20_000, 2 * startMs);
+      const fireAt = Date.now() + Math.round(Math.max(20_000, 2 * startMs));
       const begun = performance.now();
       const jobs = await Instances.start(`job-${job}`, {
         env: { JOBS_ENABLED: 'true', NODE_OPTIONS: `--import=${SHIFTED_CLOCK}`, TEST_CLOCK_OFFSET_MS: String(Date.parse(slot) - fireAt) },
