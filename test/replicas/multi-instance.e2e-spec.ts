@@ -135,8 +135,9 @@ describe('three instances on one database, requests round-robin', () => {
     figures.antiLockoutRounds = rounds;
   });
 
-  // Concurrent `If-Match` changes and a session ended on one instance go here, as two more `it`s
-  // using `cluster.call` / `cluster.on(i, …)` (see RELIABILITY.md "Several instances").
+  // Further rules that must hold across instances (concurrent `If-Match` changes: one success; a
+  // session ended on one instance refused on the others at once) are one more `it` each here,
+  // with `cluster.call` (round-robin) or `cluster.on(i, …)` (a chosen instance) and `admin`.
 });
 
 describe('scheduled maintenance jobs fired on three instances at the same moment', () => {
