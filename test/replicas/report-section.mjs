@@ -45,9 +45,9 @@ ${f.startMs} ms), and a real PostgreSQL streaming standby made with \`pg_basebac
 | Read replica (PostgreSQL streaming standby) | Figure |
 |---|---|
 | A write through the service visible on the standby | median **${g.replicationDelayMsMedian} ms**, at most ${g.replicationDelayMsMax} ms (${g.replicationSamples} writes; 50 ms polling with a new connection included) |
-| Lag measured by the service on the standby under that load | at most **${g.measuredLagSecondsMax} s** |
+| Lag measured by the service on the standby after those writes | at most **${g.measuredLagSecondsMax} s** (0 when the standby has replayed all it received) |
 | Served by the standby | with the standby's replay paused, the audit query and the product-type list miss a write the primary has; a session of the replica pool (\`medios-admin-api-replica\`) ran the audit query in the standby's \`pg_stat_activity\` |
-| Replay paused, \`DATABASE_READ_MAX_LAG_SECONDS=1\` | reads moved to the primary **${g.lagFallbackAfterMs} ms** after the write (lag measured every 5 s) |
+| Replay paused, \`DATABASE_READ_MAX_LAG_SECONDS=1\` | reads moved to the primary **${g.lagFallbackAfterMs} ms** after the write (the lag is measured every 5 s: anywhere from 0 to about 6 s) |
 | Standby stopped (\`pg_ctl stop -m immediate\`) | audit query and every routed list answered **${g.fallbackStatus}** from the primary; the restarted standby is used again |
 `;
 }
