@@ -33,11 +33,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [
-        { provide: SQL_DIALECT, useValue: runtime.dialect },
-        { provide: DATABASE_RUNTIME, useValue: runtime },
-        ReplicaReads,
-      ],
+      providers: [{ provide: SQL_DIALECT, useValue: runtime.dialect }, { provide: DATABASE_RUNTIME, useValue: runtime }, ReplicaReads],
       exports: [SQL_DIALECT, DATABASE_RUNTIME, ReplicaReads],
     };
   }
