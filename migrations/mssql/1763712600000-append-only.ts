@@ -142,6 +142,14 @@ export class AppendOnly1763712600000 implements MigrationInterface {
         REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events FROM medios_app_role;
         REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events FROM medios_app_role;
         REVOKE INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos FROM medios_app_role;
+        -- DROP ROLE fails (Msg 15144) while the role has members: the service's user is one
+        DECLARE @drop_members nvarchar(max);
+        SELECT @drop_members = STRING_AGG(CONVERT(nvarchar(max), N'ALTER ROLE medios_app_role DROP MEMBER ' + QUOTENAME(m.name) + N';'), N' ')
+          FROM sys.database_role_members rm
+          JOIN sys.database_principals r ON r.principal_id = rm.role_principal_id
+          JOIN sys.database_principals m ON m.principal_id = rm.member_principal_id
+         WHERE r.name = N'medios_app_role';
+        IF @drop_members IS NOT NULL EXEC sys.sp_executesql @drop_members;
         EXEC (N'DROP ROLE medios_app_role');
       END
     `);

@@ -5,6 +5,7 @@ import { MediosFiscal1763712300000 } from './1763712300000-medios-fiscal.js';
 import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
+import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -17,4 +18,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Catalog1763712400000,
   AuditRead1763712500000,
   AppendOnly1763712600000,
+  CodeCollation1763713100000,
 ];

@@ -1,4 +1,4 @@
-/** Keys never written to audit or security metadata (SEED 2.5; issue #2 item 9). */
+/** Keys never written to audit or security metadata: secrets, tokens and card data. */
 export const DEFAULT_SANITIZE_KEYS: readonly string[] = [
   'password',
   'token',
@@ -23,7 +23,8 @@ export const DEFAULT_SANITIZE_KEYS: readonly string[] = [
 
 /**
  * Removes every object key whose lowercase form is blacklisted, at every depth, inside objects
- * and arrays. Null in, null out; the result is always JSON-serializable (undefined, functions,
+ * and arrays. Null in, null out; anything else comes out as a JSON object (a scalar or an array
+ * wrapped as `{ value }`); the result is always JSON-serializable (undefined, functions,
  * symbols and non-finite numbers are dropped or nulled like JSON.stringify does, cycles cut).
  */
 export class MetadataSanitizer {
@@ -34,10 +35,14 @@ export class MetadataSanitizer {
     this.keys = new Set([...DEFAULT_SANITIZE_KEYS, ...extraKeys.map((k) => k.trim().toLowerCase()).filter(Boolean)]);
   }
 
-  sanitize(input: unknown): unknown {
+  sanitize(input: unknown): Record<string, unknown> | null {
     if (input === null || input === undefined) return null;
     const cleaned = this.walk(input, new WeakSet());
-    return cleaned === undefined ? null : cleaned;
+    if (cleaned === undefined || cleaned === null) return null;
+    // Metadata is always a JSON object: a scalar or an array is kept under `value`. SQL Server's
+    // CHECK (ISJSON(metadata) = 1) accepts only objects and arrays, and readers of the trail can
+    // rely on one shape on both engines.
+    return typeof cleaned === 'object' && !Array.isArray(cleaned) ? (cleaned as Record<string, unknown>) : { value: cleaned };
   }
 
   isBlacklisted(key: string): boolean {

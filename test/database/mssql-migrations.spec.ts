@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { CANONICAL_ROLES, PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
 import { MSSQL_MIGRATIONS } from '../../migrations/mssql/index.js';
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
 import { type CapturedStatement, captureMigrations, type DeclaredSchema, parseMssqlDdl, stripComments } from '../support/mssql-ddl.js';
+import { captureMssqlStatements } from '../support/mssql-statements.js';
 
 /**
  * The T-SQL of the SQL Server migrations, checked without a server (SQL Server cannot run on the
@@ -196,7 +198,7 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
   describe('append-only event stores', () => {
     it('denies the service role UPDATE, DELETE and ALTER (TRUNCATE) on both event stores', () => {
       for (const store of ['audit_events', 'security_events']) {
-        expect(flat(ddl)).toContain(`DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.${store} TO medios_app`);
+        expect(flat(ddl)).toContain(`DENY UPDATE, DELETE, ALTER ON OBJECT::dbo.${store} TO medios_app_role;`);
       }
     });
 
@@ -216,10 +218,109 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       const signing = flat(stripComments(statements.find((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions'))!.sql));
       expect(signing).toContain('GRANT ALTER ANY DATASPACE TO medios_partition_maintenance');
       expect(signing).toContain('ALTER CERTIFICATE medios_partition_maintenance REMOVE PRIVATE KEY');
-      expect(signing).toContain('GRANT EXECUTE ON OBJECT::dbo.ensure_monthly_partitions TO medios_app');
+      expect(signing).toContain('GRANT EXECUTE ON OBJECT::dbo.ensure_monthly_partitions TO medios_app_role;');
       // the signature dies with any later ALTER of the procedure: no migration after it may alter it
       const later = statements.slice(statements.findIndex((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions')) + 1);
       expect(later.filter((s) => /(ALTER|CREATE\s+OR\s+ALTER)\s+PROCEDURE\s+dbo\.ensure_monthly_partitions/i.test(s.sql))).toEqual([]);
+    });
+
+    it('empties medios_app_role of its members before dropping it in down() (DROP ROLE fails while the service user is a member)', async () => {
+      const down = (await captureMssqlStatements()).filter((s) => s.source === 'AppendOnly1763712600000.down').map((s) => flat(stripComments(s.sql)));
+      const body = down.join(' ');
+      const dropMembers = body.indexOf("N'ALTER ROLE medios_app_role DROP MEMBER ' + QUOTENAME(m.name)");
+      expect(dropMembers).toBeGreaterThan(-1);
+      expect(body).toContain("WHERE r.name = N'medios_app_role'; IF @drop_members IS NOT NULL EXEC sys.sp_executesql @drop_members;");
+      expect(body.indexOf('DROP ROLE medios_app_role')).toBeGreaterThan(body.indexOf('EXEC sys.sp_executesql @drop_members'));
+    });
+  });
+
+  describe('code columns', () => {
+    const CODES: ReadonlyArray<readonly [string, string]> = [
+      ['roles', 'codigo'],
+      ['permissions', 'codigo'],
+      ['medios', 'codigo'],
+      ['secciones', 'codigo'],
+      ['product_types', 'codigo'],
+      ['products', 'codigo'],
+      ['ingresos_brutos', 'provincia'],
+    ];
+
+    it('compares every code case-sensitively, as PostgreSQL does: a binary collation on each code column, the history tables included', () => {
+      for (const [table, column] of CODES) {
+        for (const t of [table, schema.tables.get(table)!.historyTable].filter((n): n is string => !!n)) {
+          expect(`${t}.${column} ${schema.tables.get(t)!.columns.get(column)!.definition}`).toMatch(
+            / nvarchar\(\d+\) COLLATE Latin1_General_100_BIN2 NOT NULL$/,
+          );
+        }
+      }
+      // and any text column named codigo added later
+      for (const t of schema.tables.values()) {
+        const c = t.columns.get('codigo');
+        if (c && /^nvarchar/i.test(c.definition)) expect(`${t.name} ${c.definition}`).toMatch(/COLLATE Latin1_General_100_BIN2/);
+      }
+    });
+
+    it('drops what depends on a code column before changing its collation and recreates it after, as it was', () => {
+      const migration = statements.filter((s) => s.migration === 'CodeCollation1763713100000').map((s) => flat(stripComments(s.sql)));
+      const text = migration.join(' ');
+      const before = parseMssqlDdl(statements.filter((s) => s.migration !== 'CodeCollation1763713100000').map((s) => s.sql));
+      for (const [table, column] of CODES) {
+        const alter = text.indexOf(`ALTER TABLE dbo.${table} ALTER COLUMN ${column} `);
+        expect(alter).toBeGreaterThan(-1);
+        const tables = [table, before.tables.get(table)!.historyTable];
+        const dependents = [...before.indexes.values()]
+          .filter((ix) => tables.includes(ix.table) && ix.keys.split(',').some((k) => k.trim().split(' ')[0] === column))
+          .map((ix) => ix.name);
+        if (before.checks.get(`ck_${table}_${column}`) === table) dependents.push(`ck_${table}_${column}`);
+        expect(dependents.length).toBeGreaterThan(0);
+        for (const name of dependents) {
+          const dropped = new RegExp(String.raw`(DROP CONSTRAINT ${name};|DROP INDEX ${name} ON)`).exec(text);
+          expect({ name, droppedBeforeAlter: !!dropped && dropped.index < alter }).toEqual({ name, droppedBeforeAlter: true });
+          const recreated = text.indexOf(` ${name} `, alter);
+          expect({ name, recreatedAfterAlter: recreated > alter }).toEqual({ name, recreatedAfterAlter: true });
+          const was = before.indexes.get(name);
+          if (was) expect(schema.indexes.get(name)).toEqual(was);
+          else expect(schema.checks.get(name)).toBe(table);
+        }
+      }
+    });
+
+    it('changes roles and permissions while they stay system-versioned (the engine carries ALTER COLUMN to the history table)', () => {
+      const migration = statements
+        .filter((s) => s.migration === 'CodeCollation1763713100000')
+        .map((s) => s.sql)
+        .join('\n');
+      expect(migration).not.toMatch(/SYSTEM_VERSIONING/i);
+      expect(schema.tables.get('roles')?.historyTable).toBe('roles_history');
+      expect(schema.tables.get('permissions')?.historyTable).toBe('permissions_history');
+    });
+  });
+
+  describe('operator documentation and the compose init script', () => {
+    const roleCommands = (text: string) =>
+      [...text.matchAll(/\b(?:ALTER\s+ROLE\s+(\w+)\s+(?:ADD|DROP)\s+MEMBER|(?:GRANT|DENY)\s+[\w ,]+?\s+TO\s+(\w+))/gi)].map((m) => m[1] ?? m[2]!);
+    let created: Set<string>;
+    beforeAll(async () => {
+      const all = (await captureMssqlStatements()).map((s) => s.sql).join('\n');
+      created = new Set([...all.matchAll(/CREATE\s+ROLE\s+(\w+)/gi)].map((m) => m[1]!));
+    });
+
+    it.each(['docs/sqlserver.md', 'deploy/sqlserver/init.sql'])(
+      '%s adds members to and grants to only the roles the migrations create (or built-in ones)',
+      (file) => {
+        const text = readFileSync(file, 'utf8');
+        const named = roleCommands(text);
+        expect(named.length).toBeGreaterThan(0);
+        expect(created).toEqual(new Set(['medios_app_role']));
+        for (const role of named) expect({ role, known: created.has(role) || /^db_\w+$/.test(role) }).toEqual({ role, known: true });
+        expect(named).toContain('medios_app_role');
+      },
+    );
+
+    it('never tells operators to use a SQL Server role named medios_app (the PostgreSQL role’s name; Msg 15151 on SQL Server)', () => {
+      const docs = readFileSync('docs/sqlserver.md', 'utf8');
+      expect(docs).not.toMatch(/\bmedios_app\b/);
+      expect(readFileSync('src/database/dialects/mssql.dialect.ts', 'utf8')).not.toMatch(/\bmedios_app\b/);
     });
   });
 

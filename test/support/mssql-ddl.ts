@@ -140,7 +140,7 @@ export interface DeclaredSchema {
 /**
  * A small parser of the T-SQL DDL the SQL Server migrations write: CREATE TABLE (columns,
  * computed and period columns, named UNIQUE / PRIMARY KEY / CHECK constraints, the temporal
- * clause, the storage clause), ALTER TABLE … ADD / DROP COLUMN, CREATE [UNIQUE] INDEX … [WHERE],
+ * clause, the storage clause), ALTER TABLE … ADD / DROP COLUMN / ALTER COLUMN / DROP CONSTRAINT, CREATE [UNIQUE] INDEX … [WHERE],
  * DROP TABLE / DROP INDEX. Dynamic SQL (sp_executesql) is not followed. Enough to compare the
  * declared schema with PostgreSQL's and with what SQL Server reports.
  */
@@ -149,7 +149,7 @@ export function parseMssqlDdl(statements: readonly string[]): DeclaredSchema {
   for (const raw of statements) {
     const sql = stripComments(raw);
     const re = new RegExp(
-      String.raw`\bCREATE\s+TABLE\s+${NAME}\s*\(|\bALTER\s+TABLE\s+${NAME}\s+(ADD|DROP\s+COLUMN)\s+|\bCREATE\s+(UNIQUE\s+)?(?:(?:NON)?CLUSTERED\s+)?INDEX\s+${NAME}\s+ON\s+${NAME}\s*\(|\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([^;]+)|\bDROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?${NAME}\s+ON\s+${NAME}`,
+      String.raw`\bCREATE\s+TABLE\s+${NAME}\s*\(|\bALTER\s+TABLE\s+${NAME}\s+(ADD|DROP\s+COLUMN|DROP\s+CONSTRAINT|ALTER\s+COLUMN)\s+|\bCREATE\s+(UNIQUE\s+)?(?:(?:NON)?CLUSTERED\s+)?INDEX\s+${NAME}\s+ON\s+${NAME}\s*\(|\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([^;]+)|\bDROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?${NAME}\s+ON\s+${NAME}`,
       'gi',
     );
     let m: RegExpExecArray | null;
@@ -184,6 +184,18 @@ export function parseMssqlDdl(statements: readonly string[]): DeclaredSchema {
             }
             const column = parseColumn(item);
             for (const t of tables) t.columns.set(column.name, t.isHistory ? { ...column, computed: false } : column);
+          }
+        } else if (/^ALTER\s+COLUMN$/i.test(m[3]!)) {
+          // the engine propagates ALTER COLUMN of a temporal table to its history table
+          const column = parseColumn(items.join(', '));
+          const before = tables[0]!.columns.get(column.name);
+          if (!before) throw new Error(`ALTER COLUMN of an undeclared column ${tableName}.${column.name}`);
+          for (const t of tables) t.columns.set(column.name, { ...column, computed: false });
+        } else if (/^DROP\s+CONSTRAINT$/i.test(m[3]!)) {
+          for (const item of items) {
+            const name = unquote(item.replace(/^CONSTRAINT\s+/i, '').trim());
+            schema.checks.delete(name);
+            schema.indexes.delete(name);
           }
         } else {
           for (const item of items) for (const t of tables) t.columns.delete(unquote(item));

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
@@ -21,6 +22,7 @@ export class PartitionManagerService {
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly runner: MaintenanceJobRunner,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   run(options: JobRunOptions = {}): Promise<JobResult> {
@@ -29,7 +31,9 @@ export class PartitionManagerService {
       const first = monthStart(now);
       const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
       const created: Record<string, number> = {};
-      for (const store of STORES) created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last);
+      for (const store of STORES) {
+        created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
+      }
       return { details: { from: monthLabel(first), through: monthLabel(last), created } };
     });
   }

@@ -194,6 +194,13 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @IsInt({ message: 'DB_MAINTENANCE_TIMEOUT_MS must be an integer number of milliseconds from 120000 to 86400000' })
+  @Min(120000, { message: 'DB_MAINTENANCE_TIMEOUT_MS must be an integer number of milliseconds from 120000 to 86400000' })
+  @Max(86400000, { message: 'DB_MAINTENANCE_TIMEOUT_MS must be an integer number of milliseconds from 120000 to 86400000' })
+  DB_MAINTENANCE_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @IsInt({ message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
   @Min(0, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
   @Max(120000, { message: 'SHUTDOWN_TIMEOUT_MS must be an integer number of milliseconds from 0 to 120000' })
@@ -232,6 +239,12 @@ export interface AppConfig {
   db: {
     poolSize: number;
     statementTimeoutMs: number;
+    /**
+     * Timeout of the partition maintenance statement (SQL Server: dbo.ensure_monthly_partitions,
+     * whose SPLIT moves the rows that landed in the open last partition and may wait up to 60 s
+     * for the maintenance lock): far above statementTimeoutMs, which would cancel it every run.
+     */
+    maintenanceTimeoutMs: number;
     /**
      * PostgreSQL role the service's pool switches to on every connection (`-c role=…`): the
      * restricted `medios_app` (append-only audit store, migrations/postgres/1763712600000-append-only.ts).
@@ -336,6 +349,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     db: {
       poolSize: vars.DB_POOL_SIZE ?? 10,
       statementTimeoutMs: vars.DB_STATEMENT_TIMEOUT_MS ?? 15000,
+      maintenanceTimeoutMs: vars.DB_MAINTENANCE_TIMEOUT_MS ?? 1_800_000,
       // tests connect as the owner by default (their fixtures write raw SQL); the reliability suite sets it
       appRole: vars.DATABASE_APP_ROLE ?? (isTest ? '' : 'medios_app'),
     },

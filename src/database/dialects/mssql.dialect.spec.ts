@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { type DataSource, MssqlParameter } from 'typeorm';
 import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
 import { PreparedStatement } from '../prepared-statement.js';
-import { MssqlDialect } from './mssql.dialect.js';
+import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 
 /**
  * SQL Server cannot run here: these tests pin the T-SQL the dialect sends and the type of every
@@ -208,6 +208,58 @@ SELECT @result AS result;`);
         '2025-03-01T00:00:00.000Z',
         '2025-06-01T00:00:00.000Z',
       ]);
+    });
+
+    it('runs the partition maintenance with its own, longer request timeout than the service’s 15 s, so a SPLIT that moves rows is not cancelled', async () => {
+      const requests: Array<{ overrides: unknown; inputs: unknown[][]; sql?: string }> = [];
+      const pool = {
+        request: (overrides: unknown) => {
+          const r: { overrides: unknown; inputs: unknown[][]; sql?: string } = { overrides, inputs: [] };
+          requests.push(r);
+          return {
+            input: (name: string, type: unknown, value: unknown) => void r.inputs.push([name, type, value]),
+            query: async (sql: string) => {
+              r.sql = sql;
+              return { recordset: [{ created: 3 }] };
+            },
+          };
+        },
+      };
+      const { db, calls } = fakeDb();
+      const dataSource = Object.assign(db, { driver: { master: pool } }) as unknown as DataSource;
+      const mssql = mssqlDriver() as unknown as { NVarChar(n: number): unknown; Date: unknown };
+      expect(
+        await dialect.ensureMonthlyPartitions(
+          dataSource,
+          'audit_events',
+          new Date('2025-03-15T10:00:00Z'),
+          new Date('2025-06-30T00:00:00Z'),
+          1_800_000,
+        ),
+      ).toBe(3);
+      expect(calls).toEqual([]);
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.overrides).toEqual({ requestTimeout: 1_800_000 });
+      expect(requests[0]!.sql).toBe('EXEC dbo.ensure_monthly_partitions @0, @1, @2');
+      expect(requests[0]!.inputs.map(([name, , value]) => [name, value instanceof Date ? value.toISOString() : value])).toEqual([
+        ['0', 'audit_events'],
+        ['1', '2025-03-01T00:00:00.000Z'],
+        ['2', '2025-06-01T00:00:00.000Z'],
+      ]);
+      // typed as the procedure declares them: sysname (nvarchar(128)) and date, never datetime
+      expect(requests[0]!.inputs[0]![1]).toEqual(mssql.NVarChar(128));
+      expect(requests[0]!.inputs[1]![1]).toBe(mssql.Date);
+      expect(requests[0]!.inputs[2]![1]).toBe(mssql.Date);
+    });
+
+    it('keeps the lock wait of the maintenance procedure (60 s) below the maintenance timeout the configuration allows (2 min at least)', async () => {
+      const { loadAppConfig } = await import('../../common/config/index.js');
+      const base = { NODE_ENV: 'test' };
+      expect(loadAppConfig(base).db.maintenanceTimeoutMs).toBe(1_800_000);
+      expect(() => loadAppConfig({ ...base, DB_MAINTENANCE_TIMEOUT_MS: '60000' })).toThrow(
+        /DB_MAINTENANCE_TIMEOUT_MS must be an integer number of milliseconds from 120000/,
+      );
+      expect(loadAppConfig({ ...base, DB_MAINTENANCE_TIMEOUT_MS: '120000' }).db.maintenanceTimeoutMs).toBe(120_000);
     });
 
     it('empties the expired partitions through dbo.purge_event_partitions (owner rights; TRUNCATE … WITH (PARTITIONS …))', async () => {

@@ -27,6 +27,16 @@ const monthStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMo
 interface MssqlModule {
   map: { register(js: unknown, sql: unknown): void };
   DateTime2: unknown;
+  NVarChar: (length: number) => unknown;
+  Date: unknown;
+}
+
+/** The parts of an mssql ConnectionPool (TypeORM's SqlServerDriver.master) a maintenance call uses. */
+interface MssqlPool {
+  request(overrides: { requestTimeout: number }): {
+    input(name: string, type: unknown, value: unknown): void;
+    query<T>(sql: string): Promise<{ recordset: T[] }>;
+  };
 }
 let mssqlModule: MssqlModule | undefined;
 
@@ -52,6 +62,13 @@ export class MssqlDialect implements SqlDialect {
 
   dataSourceOptions(s: ConnectionSettings): DataSourceOptions {
     const u = parseDatabaseUrl(s.url);
+    // Without a database in the URL the driver would use the login's default database (master,
+    // usually) and the migrations would build the schema there: refuse instead of guessing.
+    if (!u.database) {
+      throw new Error(
+        "DATABASE_URL names no database: write mssql://user:password@host:1433/<database> (the service never falls back to the login's default database, usually master)",
+      );
+    }
     const flag = (name: string, dflt: boolean) => {
       const v = u.params.get(name);
       return v === null ? dflt : v === 'true' || v === '1';
@@ -65,7 +82,7 @@ export class MssqlDialect implements SqlDialect {
       port: instanceName ? undefined : (u.port ?? 1433),
       username: u.username,
       password: u.password,
-      database: u.database || 'master',
+      database: u.database,
       connectionTimeout: s.connectTimeoutMs,
       requestTimeout: s.statementTimeoutMs,
       pool: { max: s.poolSize, min: 0, idleTimeoutMillis: 30_000, acquireTimeoutMillis: s.connectTimeoutMs },
@@ -76,7 +93,9 @@ export class MssqlDialect implements SqlDialect {
         // service writes them): correlation ids and refresh-token families compare equal as strings
         lowerCaseGuids: true,
         encrypt: flag('encrypt', true),
-        trustServerCertificate: flag('trustServerCertificate', true),
+        // the server's certificate is validated unless the URL asks otherwise
+        // (?trustServerCertificate=true: a development server with a self-signed certificate)
+        trustServerCertificate: flag('trustServerCertificate', false),
         appName: s.applicationName,
         // ApplicationIntent=ReadOnly: the availability group listener routes to a readable secondary
         ...(s.readOnly ? { readOnlyIntent: true } : {}),
@@ -130,6 +149,7 @@ export class MssqlDialect implements SqlDialect {
     table: 'audit_events' | 'security_events',
     firstMonth: Date,
     lastMonth: Date,
+    timeoutMs?: number,
   ): Promise<number> {
     // dbo.ensure_monthly_partitions (migrations/mssql/1763712000000-platform.ts) gives each month
     // of [first, last] its own partition: it SPLITs the missing month-start boundaries of first …
@@ -137,8 +157,27 @@ export class MssqlDialect implements SqlDialect {
     // application lock. Both stores share the one function pf_events_monthly (through the scheme
     // ps_events_monthly), so a boundary created for one store covers the other as well: a second
     // call for the other store over the same months returns 0.
-    const rows: Array<{ created: number }> = await db.query('EXEC dbo.ensure_monthly_partitions @0, @1, @2', [
-      new MssqlParameter(eventStore(table), 'nvarchar', 128),
+    //
+    // The procedure waits up to 60 s for its lock (@LockTimeout = 60000), and a SPLIT moves the rows
+    // that already landed in the open last partition: under the service's request timeout
+    // (DB_STATEMENT_TIMEOUT_MS, 15 s) such a run would be cancelled every time and never catch up.
+    // With `timeoutMs` (DB_MAINTENANCE_TIMEOUT_MS, 30 min by default, never below 2 min) it runs
+    // as its own request of the pool with that timeout; the procedure keeps its body (it is
+    // signed: altering it would drop the signature).
+    const sql = 'EXEC dbo.ensure_monthly_partitions @0, @1, @2';
+    const store = eventStore(table);
+    const pool = timeoutMs === undefined ? undefined : poolOf(db);
+    if (pool) {
+      const mssql = mssqlDriver();
+      const request = pool.request({ requestTimeout: timeoutMs! });
+      request.input('0', mssql.NVarChar(128), store);
+      request.input('1', mssql.Date, monthStart(firstMonth));
+      request.input('2', mssql.Date, monthStart(lastMonth));
+      const { recordset } = await request.query<{ created: number }>(sql);
+      return Number(recordset?.[0]?.created ?? 0);
+    }
+    const rows: Array<{ created: number }> = await db.query(sql, [
+      new MssqlParameter(store, 'nvarchar', 128),
       new MssqlParameter(monthStart(firstMonth), 'date'),
       new MssqlParameter(monthStart(lastMonth), 'date'),
     ]);
@@ -315,7 +354,7 @@ SELECT @result AS result;`,
   }
 
   // The two purges run in procedures WITH EXECUTE AS OWNER (migrations/mssql/1763712600000-append-only.ts):
-  // the service's role medios_app may not delete from the append-only stores nor truncate them,
+  // the service's role medios_app_role may not delete from the append-only stores nor truncate them,
   // and the procedures refuse a cutoff younger than the retention (as PostgreSQL's definer functions).
 
   async dropPartitionsOlderThan(db: Queryable, table: EventStore, cutoff: Date): Promise<string[]> {
@@ -354,6 +393,18 @@ SELECT @result AS result;`,
       [name],
     );
   }
+}
+
+/**
+ * The connection pool behind a DataSource (or a manager outside a transaction), for a request with
+ * its own timeout; undefined inside a transaction, whose connection TypeORM holds (the call then
+ * runs on it with the ordinary timeout).
+ */
+function poolOf(db: EntityManager | DataSource): MssqlPool | undefined {
+  const manager = db as EntityManager;
+  if (manager.queryRunner?.isTransactionActive) return undefined;
+  const source = ((db as DataSource).driver ? db : manager.connection) as DataSource | undefined;
+  return (source?.driver as { master?: MssqlPool } | undefined)?.master;
 }
 
 function quoteIdent(name: string): string {

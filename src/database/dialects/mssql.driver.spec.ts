@@ -53,10 +53,23 @@ describe('MssqlDialect connection and typing', () => {
       expect(o.pool).toMatchObject({ max: 7 });
     });
 
-    it('accepts sqlserver:// too and defaults to port 1433, database master and an encrypted connection', () => {
-      const o = options('sqlserver://app:pw@sql1');
-      expect(o).toMatchObject({ host: 'sql1', port: 1433, database: 'master' });
-      expect(o.options.encrypt).toBe(true);
+    it('accepts sqlserver:// too and defaults to port 1433 and an encrypted connection that validates the server certificate', () => {
+      const o = options('sqlserver://app:pw@sql1/medios');
+      expect(o).toMatchObject({ host: 'sql1', port: 1433, database: 'medios' });
+      expect(o.options).toMatchObject({ encrypt: true, trustServerCertificate: false });
+    });
+
+    it('refuses a URL without a database instead of building the schema in the login’s default database (master)', () => {
+      for (const url of ['mssql://app:pw@sql1', 'mssql://app:pw@sql1/', 'sqlserver://app:pw@sql1:1433/?encrypt=true']) {
+        expect(() => options(url)).toThrow(/DATABASE_URL names no database/);
+      }
+    });
+
+    it('trusts the server certificate without validation only when the URL asks for it', () => {
+      expect(options('mssql://app:pw@sql1/medios?trustServerCertificate=true').options.trustServerCertificate).toBe(true);
+      expect(options('mssql://app:pw@sql1/medios?trustServerCertificate=1').options.trustServerCertificate).toBe(true);
+      expect(options('mssql://app:pw@sql1/medios?trustServerCertificate=false').options.trustServerCertificate).toBe(false);
+      expect(options('mssql://app:pw@sql1/medios?encrypt=true').options.trustServerCertificate).toBe(false);
     });
 
     it('reaches a named instance through the SQL Browser, without a port', () => {

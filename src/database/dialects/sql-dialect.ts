@@ -122,12 +122,19 @@ export interface SqlDialect {
   /** true when the error means the database could not be reached (refused, timed out, shut down). */
   isConnectionFailure(err: unknown): boolean;
 
-  /** Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns how many. */
+  /**
+   * Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns
+   * how many. `timeoutMs` (the maintenance timeout) replaces the statement timeout for this call
+   * where the engine's work can take long: on SQL Server a SPLIT moves the rows already in the open
+   * last partition, under a 60 s maintenance lock wait. PostgreSQL creates empty partitions (no
+   * default partition to move rows from) and keeps its statement timeout.
+   */
   ensureMonthlyPartitions(
     db: EntityManager | DataSource,
     table: 'audit_events' | 'security_events',
     firstMonth: Date,
     lastMonth: Date,
+    timeoutMs?: number,
   ): Promise<number>;
 
   /**
