@@ -1,7 +1,7 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { RawRequestContext } from './common/common.module.js';
@@ -9,6 +9,8 @@ import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
+import { AppMetrics } from './observability/metrics.js';
+import { registerRequestTelemetry } from './observability/request-telemetry.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -17,7 +19,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * tests drive it with `app.inject`. Everything an answer carries — the correlation id, the error
  * model, security headers — is set up here so both see the same service.
  */
-export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { metrics?: AppMetrics }): Promise<NestFastifyApplication> {
+  const metrics = options.metrics ?? new AppMetrics();
   const fallbackLogger = new NestLogger('Http');
   const security = securityHeaders();
   const adapter = new FastifyAdapter({
@@ -45,25 +48,62 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     reply.header('x-correlation-id', request.id);
     done();
   });
+  registerRequestTelemetry(adapter.getInstance(), metrics);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
 
-  app.enableCors({
-    origin: options.config.corsOrigins.length ? options.config.corsOrigins : false,
-    exposedHeaders: ['X-Correlation-Id', 'Location', 'Retry-After'],
-    credentials: false,
-  });
+  app.enableCors(corsOptions(options.config.corsOrigins));
   setupSwagger(app);
   await app.init();
   // JSON only (API.md): Nest also registers a form parser, whose keys would turn a whole
   // form-encoded body — secrets included — into property names echoed in the validation errors.
   // Without it such a body is 415 like any other non-JSON type.
   if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) fastify.removeContentTypeParser('application/x-www-form-urlencoded');
+  acceptEmptyJsonBodies(fastify);
   await fastify.ready();
   return app;
+}
+
+/**
+ * CORS for the admin web frontend (docs/frontend.md): a listed origin may use every method the
+ * API has and send the headers a console needs (If-Match for lost-update protection), and reads
+ * the headers it must see (ETag, Location of a create, the correlation id, Retry-After). An origin
+ * that is not listed — or any origin while CORS_ORIGINS is empty — gets no CORS header at all,
+ * preflights included.
+ */
+export function corsOptions(origins: readonly string[]) {
+  const allowed = new Set(origins);
+  return {
+    origin: (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) =>
+      done(null, origin !== undefined && allowed.has(origin) ? origin : false),
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Correlation-Id'],
+    exposedHeaders: ['ETag', 'Location', 'X-Correlation-Id', 'Retry-After'],
+    credentials: false,
+    optionsSuccessStatus: 204,
+    maxAge: 600,
+  };
+}
+
+/**
+ * Fetch wrappers send `Content-Type: application/json` on every request, bodiless ones too
+ * (deactivate, logout, DELETE): an empty body with that type is no body, not malformed JSON.
+ * Anything else goes to fastify's own JSON parser (prototype-poisoning protection included).
+ */
+function acceptEmptyJsonBodies(fastify: FastifyInstance): void {
+  const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig as { onProtoPoisoning?: string; onConstructorPoisoning?: string };
+  const parse = fastify.getDefaultJsonParser(
+    (onProtoPoisoning ?? 'error') as 'error' | 'remove' | 'ignore',
+    (onConstructorPoisoning ?? 'error') as 'error' | 'remove' | 'ignore',
+  );
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined);
+    else parse(request, body as string, done);
+  });
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import type { PermissionOverrides } from '../users/user.entity.js';
 
@@ -56,8 +56,9 @@ const PERMISSIONS = new PreparedStatement<PermissionRow>(
 export class EffectivePermissionsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async resolve(userId: number): Promise<UserAccess | undefined> {
-    const rows = await PERMISSIONS.run(this.dataSource, { active: true, userId });
+  /** `db`: the request's transaction when the caller reads inside one (the If-Match check of an override change). */
+  async resolve(userId: number, db: DataSource | EntityManager = this.dataSource): Promise<UserAccess | undefined> {
+    const rows = await PERMISSIONS.run(db, { active: true, userId });
     const first = rows[0];
     if (!first) return undefined;
     const overrides = parseOverrides(first.overrides);

@@ -10,6 +10,8 @@ import { RequestContext, type RequestStore } from './context/request-context.js'
 import { ProblemFilter } from './errors/problem.filter.js';
 import { RequestTransactionInterceptor } from './transactions/request-transaction.interceptor.js';
 import { createValidationPipe } from './validation/validation.js';
+import { ETagInterceptor } from './versioning/etag.interceptor.js';
+import { VersionedWrites } from './versioning/versioned-writes.js';
 
 /** Fields the fastify onRequest hook copies onto the raw request (see app.factory.ts). */
 export interface RawRequestContext extends IncomingMessage {
@@ -52,8 +54,11 @@ export interface RawRequestContext extends IncomingMessage {
     { provide: APP_FILTER, useClass: ProblemFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_INTERCEPTOR, useClass: RequestTransactionInterceptor },
+    // after the transaction's interceptor: the If-Match check reads inside the request's transaction
+    { provide: APP_INTERCEPTOR, useClass: ETagInterceptor },
+    VersionedWrites,
   ],
-  exports: [RequestContext],
+  exports: [RequestContext, VersionedWrites],
 })
 export class CommonModule {
   /** `clock` replaces the system clock (tests cross day boundaries with a FixedClock). */

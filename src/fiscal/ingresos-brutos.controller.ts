@@ -9,6 +9,7 @@ import { IngresosBrutosBodyDto, IngresosBrutosDto } from './dto/ingresos-brutos.
 import { IngresosBrutosService } from './ingresos-brutos.service.js';
 import { FISCAL_PERMISSION } from './provincias.controller.js';
 import { ALICUOTA, RawDecimalBody } from './raw-decimal.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const BAD_ALICUOTA: [number, string] = [
   400,
@@ -16,6 +17,8 @@ const BAD_ALICUOTA: [number, string] = [
 ];
 const ACTIVE_CLASH: [number, string] = [409, 'Another entry of the provincia is active (`duplicado`).'];
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const INGRESOS_BRUTOS = byId('ingresos_brutos', IngresosBrutosService, (s, id) => s.get(id));
 @ApiTags('fiscal')
 @RequirePermission(FISCAL_PERMISSION)
 @Controller('api/v1/admin/fiscal/ingresos-brutos')
@@ -23,6 +26,7 @@ export class IngresosBrutosController {
   constructor(private readonly ingresos: IngresosBrutosService) {}
 
   @Post()
+  @Versioned(INGRESOS_BRUTOS)
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
     summary: 'Create an ingresos brutos entry',
@@ -46,6 +50,7 @@ export class IngresosBrutosController {
   }
 
   @Get(':id')
+  @Versioned(INGRESOS_BRUTOS)
   @ApiOperation({ summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
   @ApiOkResponse({ type: IngresosBrutosDto })
   @ApiFiscalErrors(400, 401, 403, 404)
@@ -54,6 +59,7 @@ export class IngresosBrutosController {
   }
 
   @Put(':id')
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
     summary: 'Update an ingresos brutos entry',
@@ -67,6 +73,7 @@ export class IngresosBrutosController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate an ingresos brutos entry',
@@ -79,6 +86,7 @@ export class IngresosBrutosController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate an ingresos brutos entry',

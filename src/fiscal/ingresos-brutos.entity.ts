@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { BOOLEAN, decimalTransformer, TIMESTAMP } from '../database/column-types.js';
 import type { Provincia } from './provincias.js';
 
@@ -26,4 +26,8 @@ export class IngresosBrutosEntity {
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
   updatedAt: Date;
+
+  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
+  @VersionColumn({ type: 'int' })
+  version: number;
 }

@@ -11,6 +11,7 @@ import { type IngresosBrutosBodyDto, IngresosBrutosDto } from './dto/ingresos-br
 import { IngresosBrutosEntity } from './ingresos-brutos.entity.js';
 import type { Provincia } from './provincias.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * Ingresos brutos (SEED 2.6, 4.7): alicuota an exact decimal(7,4); at most one ACTIVE entry per
@@ -20,6 +21,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 export class IngresosBrutosService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -59,7 +61,7 @@ export class IngresosBrutosService {
     const entry = await this.lock(id);
     if (entry.activo && dto.provincia !== entry.provincia) await this.ensureNoOtherActive(dto.provincia, id);
     await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), () =>
-      this.txHost.tx.update(IngresosBrutosEntity, { id }, { ...editable(dto), updatedAt: this.clock.now() }),
+      this.versions.update(IngresosBrutosEntity, { id }, { ...editable(dto), updatedAt: this.clock.now() }),
     );
     await this.audit.record('ingresos_brutos.update', 'ingresos_brutos', id, { before: editable(entry), after: editable(dto) });
     return IngresosBrutosDto.of(await this.find(id));
@@ -80,7 +82,7 @@ export class IngresosBrutosService {
     if (entry.activo === activo) return IngresosBrutosDto.of(entry);
     const now = this.clock.now();
     await uniqueOr409(this.dialect, duplicateMessage(entry.provincia), () =>
-      this.txHost.tx.update(IngresosBrutosEntity, { id: entry.id }, { activo, updatedAt: now }),
+      this.versions.update(IngresosBrutosEntity, { id: entry.id }, { activo, updatedAt: now }),
     );
     await this.audit.record(activo ? 'ingresos_brutos.reactivate' : 'ingresos_brutos.deactivate', 'ingresos_brutos', entry.id, {
       before: { activo: entry.activo },

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { BOOLEAN, decimalTransformer, TIMESTAMP } from '../database/column-types.js';
 
 /** tipos_iva: a VAT type; `codigo` is the AFIP integer code (unique, immutable). */
@@ -25,4 +25,8 @@ export class TipoIvaEntity {
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
   updatedAt: Date;
+
+  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
+  @VersionColumn({ type: 'int' })
+  version: number;
 }

@@ -9,12 +9,15 @@ import { CreateTipoIvaDto, TipoIvaDto, UpdateTipoIvaDto } from './dto/tipo-iva.d
 import { FISCAL_PERMISSION } from './provincias.controller.js';
 import { PORCENTAJE, RawDecimalBody } from './raw-decimal.js';
 import { TiposIvaService } from './tipos-iva.service.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const BAD_PORCENTAJE: [number, string] = [
   400,
   '`validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`).',
 ];
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const TIPO_IVA = byId('tipos_iva', TiposIvaService, (s, id) => s.get(id));
 @ApiTags('fiscal')
 @RequirePermission(FISCAL_PERMISSION)
 @Controller('api/v1/admin/fiscal/tipos-iva')
@@ -22,6 +25,7 @@ export class TiposIvaController {
   constructor(private readonly tipos: TiposIvaService) {}
 
   @Post()
+  @Versioned(TIPO_IVA)
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
     summary: 'Create a tipo de IVA',
@@ -45,6 +49,7 @@ export class TiposIvaController {
   }
 
   @Get(':id')
+  @Versioned(TIPO_IVA)
   @ApiOperation({ summary: 'Get a tipo de IVA', description: 'One tipo de IVA, active or not.' })
   @ApiOkResponse({ type: TipoIvaDto })
   @ApiFiscalErrors(400, 401, 403, 404)
@@ -53,6 +58,7 @@ export class TiposIvaController {
   }
 
   @Put(':id')
+  @Versioned(TIPO_IVA, 'change')
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
     summary: 'Update a tipo de IVA',
@@ -65,6 +71,7 @@ export class TiposIvaController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a tipo de IVA',
@@ -77,6 +84,7 @@ export class TiposIvaController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a tipo de IVA',

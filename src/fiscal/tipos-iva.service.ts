@@ -9,12 +9,14 @@ import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type CreateTipoIvaDto, TipoIvaDto, type UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { TipoIvaEntity } from './tipo-iva.entity.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /** Tipos de IVA (SEED 2.6, 4.7): AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
 @Injectable()
 export class TiposIvaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -56,7 +58,7 @@ export class TiposIvaService {
 
   async update(id: number, dto: UpdateTipoIvaDto): Promise<TipoIvaDto> {
     const tipo = await this.lock(id);
-    await this.txHost.tx.update(TipoIvaEntity, { id }, { descripcion: dto.descripcion, porcentaje: dto.porcentaje, updatedAt: this.clock.now() });
+    await this.versions.update(TipoIvaEntity, { id }, { descripcion: dto.descripcion, porcentaje: dto.porcentaje, updatedAt: this.clock.now() });
     await this.audit.record('tipo_iva.update', 'tipo_iva', id, {
       before: { descripcion: tipo.descripcion, porcentaje: tipo.porcentaje },
       after: { descripcion: dto.descripcion, porcentaje: dto.porcentaje },
@@ -76,7 +78,7 @@ export class TiposIvaService {
     const tipo = await this.lock(id);
     if (tipo.activo === activo) return TipoIvaDto.of(tipo);
     const now = this.clock.now();
-    await this.txHost.tx.update(TipoIvaEntity, { id }, { activo, updatedAt: now });
+    await this.versions.update(TipoIvaEntity, { id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'tipo_iva.reactivate' : 'tipo_iva.deactivate', 'tipo_iva', id, {
       before: { activo: tipo.activo },
       after: { activo },

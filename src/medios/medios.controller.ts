@@ -6,9 +6,12 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/medio.dto.js';
 import { MediosService } from './medios.service.js';
 import { PathId } from '../common/validation/path-id.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const MEDIOS_PERMISSION = 'administracion:medios:gestionar';
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const MEDIO = byId('medios', MediosService, (s, id) => s.get(id));
 @ApiTags('medios')
 @RequirePermission(MEDIOS_PERMISSION)
 @Controller('api/v1/admin/medios')
@@ -16,6 +19,7 @@ export class MediosController {
   constructor(private readonly medios: MediosService) {}
 
   @Post()
+  @Versioned(MEDIO)
   @ApiOperation({
     summary: 'Create a medio',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
@@ -37,6 +41,7 @@ export class MediosController {
   }
 
   @Get(':id')
+  @Versioned(MEDIO)
   @ApiOperation({ summary: 'Get a medio', description: 'One medio, active or not.' })
   @ApiOkResponse({ type: MedioDto })
   @ApiErrors(400, 401, 403, 404)
@@ -45,6 +50,7 @@ export class MediosController {
   }
 
   @Put(':id')
+  @Versioned(MEDIO, 'change')
   @ApiOperation({
     summary: 'Update a medio',
     description: 'Replaces `nombre`. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `medio.update`.',
@@ -56,6 +62,7 @@ export class MediosController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a medio',
@@ -68,6 +75,7 @@ export class MediosController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a medio',

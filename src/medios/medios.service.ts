@@ -9,8 +9,12 @@ import { PreparedStatement } from '../database/prepared-statement.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { withRowVersion } from '../common/versioning/etag.js';
 
 const COLUMNS = ['id', 'codigo', 'nombre', 'activo', 'created_at', 'updated_at'] as const;
+/** what the read by id and the insert answer: the row and its version, for the ETag without a second query */
+const READ = [...COLUMNS, 'version'] as const;
 
 interface MedioRow {
   id: number | string;
@@ -19,6 +23,7 @@ interface MedioRow {
   activo: boolean | number;
   created_at: Date;
   updated_at: Date;
+  version: number | string;
 }
 
 const toEntity = (r: MedioRow): MedioEntity => ({
@@ -28,6 +33,7 @@ const toEntity = (r: MedioRow): MedioEntity => ({
   activo: r.activo === true || r.activo === 1,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  version: Number(r.version),
 });
 
 /**
@@ -37,16 +43,17 @@ const toEntity = (r: MedioRow): MedioEntity => ({
  */
 @Injectable()
 export class MediosService {
-  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${COLUMNS.join(', ')} FROM medios WHERE id = :id`);
+  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`);
   private readonly insert: PreparedStatement<MedioRow>;
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
-    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), COLUMNS));
+    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ));
   }
 
   /** One statement: the store's unique index on codigo answers a duplicate (409), concurrent creates included. */
@@ -57,7 +64,7 @@ export class MediosService {
     if (!row) throw new Error('medios: the insert returned no row');
     const medio = toEntity(row);
     await this.audit.record('medio.create', 'medio', medio.id, { after: { codigo: medio.codigo, nombre: medio.nombre } });
-    return MedioDto.of(medio);
+    return withRowVersion(MedioDto.of(medio), medio.version);
   }
 
   async list(query: MediosQueryDto): Promise<MedioDto[]> {
@@ -69,13 +76,14 @@ export class MediosService {
   }
 
   async get(id: number): Promise<MedioDto> {
-    return MedioDto.of(await this.find(id));
+    const medio = await this.find(id);
+    return withRowVersion(MedioDto.of(medio), medio.version);
   }
 
   async update(id: number, dto: UpdateMedioDto): Promise<MedioDto> {
     const medio = await this.lock(id, 'pessimistic_write');
     const now = this.clock.now();
-    await this.txHost.tx.update(MedioEntity, { id }, { nombre: dto.nombre, updatedAt: now });
+    await this.versions.update(MedioEntity, { id }, { nombre: dto.nombre, updatedAt: now });
     await this.audit.record('medio.update', 'medio', id, { before: { nombre: medio.nombre }, after: { nombre: dto.nombre } });
     return MedioDto.of({ ...medio, nombre: dto.nombre, updatedAt: now });
   }
@@ -108,7 +116,7 @@ export class MediosService {
     const medio = await this.lock(id, 'pessimistic_write');
     if (medio.activo === activo) return MedioDto.of(medio);
     const now = this.clock.now();
-    await this.txHost.tx.update(MedioEntity, { id }, { activo, updatedAt: now });
+    await this.versions.update(MedioEntity, { id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'medio.reactivate' : 'medio.deactivate', 'medio', id, { before: { activo: medio.activo }, after: { activo } });
     return MedioDto.of({ ...medio, activo, updatedAt: now });
   }

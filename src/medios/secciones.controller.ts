@@ -7,9 +7,12 @@ import { CreateSeccionDto, SeccionDto, SeccionesQueryDto, UpdateSeccionDto } fro
 import { MEDIOS_PERMISSION } from './medios.controller.js';
 import { SeccionesService } from './secciones.service.js';
 import { PathId } from '../common/validation/path-id.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const MEDIO_INACTIVO: [number, string] = [409, 'The parent medio is inactive (`medio_inactivo`).'];
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const SECCION = byId('secciones', SeccionesService, (s, id) => s.get(id));
 @ApiTags('secciones')
 @RequirePermission(MEDIOS_PERMISSION)
 @Controller('api/v1/admin/secciones')
@@ -17,6 +20,7 @@ export class SeccionesController {
   constructor(private readonly secciones: SeccionesService) {}
 
   @Post()
+  @Versioned(SECCION)
   @ApiOperation({
     summary: 'Create a seccion',
     description:
@@ -45,6 +49,7 @@ export class SeccionesController {
   }
 
   @Get(':id')
+  @Versioned(SECCION)
   @ApiOperation({ summary: 'Get a seccion', description: 'One seccion, active or not.' })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors(400, 401, 403, 404)
@@ -53,6 +58,7 @@ export class SeccionesController {
   }
 
   @Put(':id')
+  @Versioned(SECCION, 'change')
   @ApiOperation({
     summary: 'Update a seccion',
     description:
@@ -65,6 +71,7 @@ export class SeccionesController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a seccion',
@@ -78,6 +85,7 @@ export class SeccionesController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a seccion',

@@ -10,6 +10,7 @@ import { type CreateSeccionDto, SeccionDto, type SeccionesQueryDto, type UpdateS
 import { MediosService } from './medios.service.js';
 import { SeccionEntity } from './seccion.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * Secciones (SEED 2.6, 3.2, 4.5): codigo unique within its medio, medioId and codigo immutable,
@@ -19,6 +20,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 export class SeccionesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -64,7 +66,7 @@ export class SeccionesService {
   async update(id: number, dto: UpdateSeccionDto): Promise<SeccionDto> {
     const seccion = await this.lockWithActiveMedio(id);
     const now = this.clock.now();
-    await this.txHost.tx.update(SeccionEntity, { id }, { nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
+    await this.versions.update(SeccionEntity, { id }, { nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
     await this.audit.record('seccion.update', 'seccion', id, {
       before: { nombre: seccion.nombre, tipo: seccion.tipo },
       after: { nombre: dto.nombre, tipo: dto.tipo },
@@ -84,7 +86,7 @@ export class SeccionesService {
     const seccion = await this.lockWithActiveMedio(id);
     if (seccion.activo === activo) return SeccionDto.of(seccion);
     const now = this.clock.now();
-    await this.txHost.tx.update(SeccionEntity, { id }, { activo, updatedAt: now });
+    await this.versions.update(SeccionEntity, { id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'seccion.reactivate' : 'seccion.deactivate', 'seccion', id, {
       before: { activo: seccion.activo },
       after: { activo },

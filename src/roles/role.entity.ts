@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 
 /** roles (system-versioned: history in roles_history). */
@@ -24,4 +24,8 @@ export class RoleEntity {
 
   @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
   updatedAt: Date;
+
+  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
+  @VersionColumn({ type: 'int' })
+  version: number;
 }

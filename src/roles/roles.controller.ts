@@ -6,11 +6,24 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, ROLES_PERMISSION } from './roles.rules.js';
+import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
+import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
 
+const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>): VersionedResource<RolesService, string> => ({
+  table: 'roles',
+  column: 'codigo',
+  param: 'codigo',
+  parse: (raw) => (isRoleCode(raw) ? raw : undefined),
+  service: RolesService,
+  read,
+});
+/** If-Match of a role's changes: the role's row version; the representation of GET /roles/{codigo}. */
+const ROLE = byCodigo((s, codigo) => s.get(codigo));
+/** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
+const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
 @ApiTags('roles')
 @RequirePermission(ROLES_PERMISSION)
 @Controller('api/v1/roles')
@@ -26,6 +39,7 @@ export class RolesController {
   }
 
   @Post()
+  @Versioned(ROLE)
   @ApiOperation({
     summary: 'Create a role',
     description:
@@ -40,6 +54,7 @@ export class RolesController {
   }
 
   @Get(':codigo')
+  @Versioned(ROLE)
   @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
@@ -48,6 +63,7 @@ export class RolesController {
   }
 
   @Put(':codigo')
+  @Versioned(ROLE, 'change')
   @ApiOperation({
     summary: 'Update a role',
     description:
@@ -60,6 +76,7 @@ export class RolesController {
   }
 
   @Delete(':codigo')
+  @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Deactivate a role (soft delete)',
@@ -76,6 +93,7 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
+  @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a role',
@@ -88,6 +106,7 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
+  @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
     summary: "A role's permissions",
@@ -102,6 +121,7 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
+  @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
     summary: "Replace a role's permissions",
     description:

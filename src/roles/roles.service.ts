@@ -13,6 +13,7 @@ import { RolePermissionEntity } from './permission.entity.js';
 import { PermissionsService } from './permissions.service.js';
 import { PointInTimeService } from './point-in-time.service.js';
 import { RoleEntity } from './role.entity.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * Roles (SEED 2.2, 3.2, 4.3): codigo unique (inactive roles included) and immutable; DELETE
@@ -23,6 +24,7 @@ import { RoleEntity } from './role.entity.js';
 export class RolesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
@@ -59,7 +61,7 @@ export class RolesService {
   async update(codigo: string, dto: UpdateRoleDto): Promise<RolDto> {
     const role = await this.find(codigo, true);
     const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? role.descripcion };
-    await this.txHost.tx.update(RoleEntity, { id: role.id }, { ...after, updatedAt: this.clock.now() });
+    await this.versions.update(RoleEntity, { id: role.id }, { ...after, updatedAt: this.clock.now() });
     await this.audit.record('rol.update', 'rol', codigo, { before: { nombre: role.nombre, descripcion: role.descripcion }, after });
     return RolDto.of({ ...role, ...after });
   }
@@ -71,7 +73,7 @@ export class RolesService {
     if (!role.activo) return;
     const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
     if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
-    await this.txHost.tx.update(RoleEntity, { id: role.id }, { activo: false, updatedAt: this.clock.now() });
+    await this.versions.update(RoleEntity, { id: role.id }, { activo: false, updatedAt: this.clock.now() });
     // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('rol.deactivate', 'rol', codigo, { before: { activo: true }, after: { activo: false } });
@@ -81,7 +83,7 @@ export class RolesService {
   async reactivate(codigo: string): Promise<RolDto> {
     const role = await this.find(codigo, true);
     if (role.activo) return RolDto.of(role);
-    await this.txHost.tx.update(RoleEntity, { id: role.id }, { activo: true, updatedAt: this.clock.now() });
+    await this.versions.update(RoleEntity, { id: role.id }, { activo: true, updatedAt: this.clock.now() });
     await this.audit.record('rol.reactivate', 'rol', codigo, { before: { activo: false }, after: { activo: true } });
     return RolDto.of({ ...role, activo: true });
   }
@@ -106,6 +108,8 @@ export class RolesService {
   async replacePermissions(codigo: string, requested: readonly string[]): Promise<RolePermissionsDto> {
     await this.antiLockout.lock();
     const role = await this.find(codigo, true);
+    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
+    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
     const wanted = await this.permissions.requireKnown(requested, 'permisos');
     const before = await this.permissions.ofRole(role.id);
     const after = wanted.map((p) => p.codigo);

@@ -11,6 +11,7 @@ import { RoleEntity } from '../roles/role.entity.js';
 import type { UpdateOverridesDto, UserPermissionsDto } from './dto/user-permissions.dto.js';
 import { type PermissionOverrides, UserEntity } from './user.entity.js';
 import { UsersService } from './users.service.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * A user's permission view — role permissions, overrides and the effective set, where a deny
@@ -20,6 +21,7 @@ import { UsersService } from './users.service.js';
 export class UserPermissionsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly access: EffectivePermissionsService,
     private readonly permissions: PermissionsService,
@@ -30,7 +32,7 @@ export class UserPermissionsService {
 
   /** The view as the guard resolves it on every request. */
   async view(userId: number): Promise<UserPermissionsDto> {
-    const access = await this.access.resolve(userId);
+    const access = await this.access.resolve(userId, this.txHost.tx);
     if (!access) throw new DomainError('no_encontrado', `El usuario ${userId} no existe`);
     const { username, rol, rolPermisos, granted, denied, efectivos } = access;
     return { userId, username, rol, rolPermisos, granted, denied, efectivos };
@@ -75,7 +77,7 @@ export class UserPermissionsService {
     }
     const before = parseOverrides(user.permissionOverrides);
     const after: PermissionOverrides = { granted, denied };
-    await this.txHost.tx.update(UserEntity, { id: userId }, { permissionOverrides: after });
+    await this.versions.update(UserEntity, { id: userId }, { permissionOverrides: after });
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.permisos_update', 'usuario', userId, { before, after });
 

@@ -14,6 +14,7 @@ import { CreateUserDto, UpdateUserDto, UsuarioCreatedDto, UsuarioDto, UsersQuery
 import { UserPasswordsService } from './user-passwords.service.js';
 import { UserPermissionsService } from './user-permissions.service.js';
 import { UsersService } from './users.service.js';
+import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
 export const USERS_READ = 'administracion:usuarios:ver';
 export const USERS_MANAGE = 'administracion:usuarios:gestionar';
@@ -22,6 +23,10 @@ const ANTI_LOCKOUT =
   'The change would leave no active user holding both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`, or the caller targets itself (`anti_lockout`).';
 const AS_OF = 'With `asOf`, the state as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.';
 
+/** If-Match of a user's changes: the user's row version; the representation of GET /users/{id}. */
+const USER = byId('users', UsersService, (s, id) => s.get(id));
+/** The overrides live in the user's row, so its version stands for them; the representation of GET /users/{id}/permisos. */
+const USER_PERMISOS = byId('users', UserPermissionsService, (s, id) => s.view(id));
 @ApiTags('users')
 @Controller('api/v1/users')
 export class UsersController {
@@ -66,6 +71,7 @@ export class UsersController {
   }
 
   @Post()
+  @Versioned(USER)
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Create a user',
@@ -87,6 +93,7 @@ export class UsersController {
   }
 
   @Get(':id')
+  @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
@@ -97,6 +104,7 @@ export class UsersController {
   }
 
   @Put(':id')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: 'Update a user',
@@ -117,6 +125,7 @@ export class UsersController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -132,6 +141,7 @@ export class UsersController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
@@ -160,6 +170,7 @@ export class UsersController {
   }
 
   @Get(':id/permisos')
+  @Versioned(USER_PERMISOS)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
@@ -173,6 +184,7 @@ export class UsersController {
   }
 
   @Put(':id/permisos/overrides')
+  @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
     summary: "Replace a user's permission overrides",

@@ -18,6 +18,7 @@ import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto 
 import { passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
 import { ReplicaReads } from '../database/replica-reads.js';
+import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /** The columns of a user version read from the history (never the password hash). */
 const VERSION_COLUMNS = [
@@ -58,6 +59,7 @@ export class UsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly roles: RolesService,
     private readonly antiLockout: AntiLockoutService,
@@ -170,7 +172,7 @@ export class UsersService {
     }
     const now = this.clock.now();
     const after = { nombre: dto.nombre, apellido: dto.apellido, email: dto.email };
-    await this.txHost.tx.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
     await this.refreshTokens.revokeAllForUser(id, 'user_updated');
     if (roleId !== user.roleId) await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.update', 'usuario', id, {
@@ -188,7 +190,7 @@ export class UsersService {
     const rol = await this.roleCode(user.roleId);
     if (!user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
-    await this.txHost.tx.update(UserEntity, { id }, { activo: false, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { activo: false, updatedAt: now });
     await this.refreshTokens.revokeAllForUser(id, 'user_deactivated');
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.deactivate', 'usuario', id, { before: { activo: true }, after: { activo: false } });
@@ -201,7 +203,7 @@ export class UsersService {
     const rol = await this.roleCode(user.roleId);
     if (user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
-    await this.txHost.tx.update(UserEntity, { id }, { activo: true, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { activo: true, updatedAt: now });
     await this.audit.record('usuario.reactivate', 'usuario', id, { before: { activo: false }, after: { activo: true } });
     return UsuarioDto.of({ ...user, activo: true, updatedAt: now }, rol);
   }

@@ -26,15 +26,19 @@ export class PartitionManagerService {
   ) {}
 
   run(options: JobRunOptions = {}): Promise<JobResult> {
-    return this.runner.run('partition-manager', options, async () => {
-      const now = this.clock.now();
-      const first = monthStart(now);
-      const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
-      const created: Record<string, number> = {};
-      for (const store of STORES) {
-        created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
-      }
-      return { details: { from: monthLabel(first), through: monthLabel(last), created } };
-    });
+    return this.runner.run(
+      'partition-manager',
+      async () => {
+        const now = this.clock.now();
+        const first = monthStart(now);
+        const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
+        const created: Record<string, number> = {};
+        for (const store of STORES) {
+          created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
+        }
+        return { details: { from: monthLabel(first), through: monthLabel(last), created } };
+      },
+      options,
+    );
   }
 }

@@ -23,13 +23,17 @@ export class RetentionService {
   ) {}
 
   run(options: JobRunOptions = {}): Promise<JobResult> {
-    return this.runner.run('retention', options, async () => {
-      const now = this.clock.now();
-      const audit = await this.expireStore('audit_events', yearsBefore(now, STORAGE_POLICY.auditRetentionYears));
-      const security = await this.expireStore('security_events', yearsBefore(now, STORAGE_POLICY.securityRetentionYears));
-      const history = await this.expireHistory(yearsBefore(now, STORAGE_POLICY.historyRetentionYears));
-      return { details: { audit_events: audit, security_events: security, history } };
-    });
+    return this.runner.run(
+      'retention',
+      async () => {
+        const now = this.clock.now();
+        const audit = await this.expireStore('audit_events', yearsBefore(now, STORAGE_POLICY.auditRetentionYears));
+        const security = await this.expireStore('security_events', yearsBefore(now, STORAGE_POLICY.securityRetentionYears));
+        const history = await this.expireHistory(yearsBefore(now, STORAGE_POLICY.historyRetentionYears));
+        return { details: { audit_events: audit, security_events: security, history } };
+      },
+      options,
+    );
   }
 
   private async expireStore(store: EventStore, cutoff: Date) {

@@ -8,8 +8,12 @@ import { PathId } from '../../common/validation/path-id.js';
 import { PRODUCT_TYPES_PERMISSION } from '../catalog.rules.js';
 import { CreateProductTypeDto, ProductTypeDto, ProductTypesQueryDto, UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
 /** Reads under /api/v1/product-types (any valid token), writes under /api/v1/admin/product-types. */
+
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const PRODUCT_TYPE = byId('product_types', ProductTypesService, (s, id) => s.get(id));
 @ApiTags('product-types')
 @Controller('api/v1')
 export class ProductTypesController {
@@ -29,6 +33,7 @@ export class ProductTypesController {
   }
 
   @Get('product-types/:id')
+  @Versioned(PRODUCT_TYPE)
   @Authenticated()
   @ApiOperation({ summary: 'Get a product type', description: 'One product type, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductTypeDto })
@@ -38,6 +43,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types')
+  @Versioned(PRODUCT_TYPE)
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     summary: 'Create a product type',
@@ -52,6 +58,7 @@ export class ProductTypesController {
   }
 
   @Put('admin/product-types/:id')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
     summary: 'Update a product type',
@@ -68,6 +75,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/deactivate')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
@@ -82,6 +90,7 @@ export class ProductTypesController {
   }
 
   @Post('admin/product-types/:id/reactivate')
+  @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({

@@ -12,6 +12,7 @@ import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
+import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
  * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
@@ -23,6 +24,7 @@ export class ProductTypesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
+    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -68,7 +70,7 @@ export class ProductTypesService {
     const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? type.descripcion };
     if (before.nombre === after.nombre && before.descripcion === after.descripcion) return ProductTypeDto.of(type);
     const now = this.clock.now();
-    await this.txHost.tx.update(ProductTypeEntity, { id }, { ...after, updatedAt: now });
+    await this.versions.update(ProductTypeEntity, { id }, { ...after, updatedAt: now });
     await this.audit.record('tipo_producto.update', 'tipo_producto', id, { before, after });
     return ProductTypeDto.of({ ...type, ...after, updatedAt: now });
   }
@@ -99,7 +101,7 @@ export class ProductTypesService {
 
   private async setActivo(type: ProductTypeEntity, activo: boolean): Promise<ProductTypeDto> {
     const now = this.clock.now();
-    await this.txHost.tx.update(ProductTypeEntity, { id: type.id }, { activo, updatedAt: now });
+    await this.versions.update(ProductTypeEntity, { id: type.id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'tipo_producto.reactivate' : 'tipo_producto.deactivate', 'tipo_producto', type.id, {
       before: { activo: type.activo },
       after: { activo },

@@ -8,8 +8,12 @@ import { PathId } from '../../common/validation/path-id.js';
 import { PRODUCTS_PERMISSION } from '../catalog.rules.js';
 import { CreateProductDto, ProductDto, ProductsQueryDto, UpdateProductDto } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
 /** Reads under /api/v1/products (any valid token), writes under /api/v1/admin/products. */
+
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const PRODUCT = byId('products', ProductsService, (s, id) => s.get(id));
 @ApiTags('products')
 @Controller('api/v1')
 export class ProductsController {
@@ -29,6 +33,7 @@ export class ProductsController {
   }
 
   @Get('products/:id')
+  @Versioned(PRODUCT)
   @Authenticated()
   @ApiOperation({ summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductDto })
@@ -38,6 +43,7 @@ export class ProductsController {
   }
 
   @Post('admin/products')
+  @Versioned(PRODUCT)
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
     summary: 'Create a product',
@@ -59,6 +65,7 @@ export class ProductsController {
   }
 
   @Put('admin/products/:id')
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
     summary: 'Update a product',
@@ -78,6 +85,7 @@ export class ProductsController {
   }
 
   @Post('admin/products/:id/deactivate')
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
@@ -91,6 +99,7 @@ export class ProductsController {
   }
 
   @Post('admin/products/:id/reactivate')
+  @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({

@@ -15,6 +15,7 @@ import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductDto, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
+import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
  * Products (SEED 2.6, 4.9): a product references an existing, active rubro and product type. The
@@ -26,6 +27,7 @@ export class ProductsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
+    private readonly versions: VersionedWrites,
     private readonly rubros: RubrosService,
     private readonly types: ProductTypesService,
     private readonly audit: AuditService,
@@ -77,7 +79,7 @@ export class ProductsService {
     if (before.nombre === after.nombre && before.rubroId === after.rubroId && before.productTypeId === after.productTypeId)
       return ProductDto.of(product);
     const now = this.clock.now();
-    await this.txHost.tx.update(ProductEntity, { id }, { ...after, updatedAt: now });
+    await this.versions.update(ProductEntity, { id }, { ...after, updatedAt: now });
     await this.audit.record('producto.update', 'producto', id, { before, after });
     return ProductDto.of({ ...product, ...after, updatedAt: now });
   }
@@ -113,7 +115,7 @@ export class ProductsService {
 
   private async setActivo(product: ProductEntity, activo: boolean): Promise<ProductDto> {
     const now = this.clock.now();
-    await this.txHost.tx.update(ProductEntity, { id: product.id }, { activo, updatedAt: now });
+    await this.versions.update(ProductEntity, { id: product.id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'producto.reactivate' : 'producto.deactivate', 'producto', product.id, {
       before: { activo: product.activo },
       after: { activo },

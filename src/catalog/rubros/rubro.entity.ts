@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** rubros: the category tree as an adjacency list (parent_id null for a root). */
@@ -21,4 +21,8 @@ export class RubroEntity {
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
   updatedAt: Date;
+
+  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
+  @VersionColumn({ type: 'int' })
+  version: number;
 }

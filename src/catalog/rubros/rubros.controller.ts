@@ -7,7 +7,10 @@ import { PathId } from '../../common/validation/path-id.js';
 import { RUBROS_PERMISSION } from '../catalog.rules.js';
 import { CreateRubroDto, MoveRubroDto, RubroDto, RubroTreeNodeDto, RubroTreeQueryDto, UpdateRubroDto } from './dto/rubro.dto.js';
 import { RubrosService } from './rubros.service.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const RUBRO = byId('rubros', RubrosService, (s, id) => s.get(id));
 @ApiTags('rubros')
 @RequirePermission(RUBROS_PERMISSION)
 @Controller('api/v1/admin/rubros')
@@ -27,6 +30,7 @@ export class RubrosController {
   }
 
   @Get(':id')
+  @Versioned(RUBRO)
   @ApiOperation({ summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
   @ApiOkResponse({ type: RubroDto })
   @ApiErrors(400, 401, 403, 404)
@@ -35,6 +39,7 @@ export class RubrosController {
   }
 
   @Post()
+  @Versioned(RUBRO)
   @ApiOperation({
     summary: 'Create a rubro',
     description:
@@ -55,6 +60,7 @@ export class RubrosController {
   }
 
   @Put(':id')
+  @Versioned(RUBRO, 'change')
   @ApiOperation({
     summary: 'Rename a rubro',
     description:
@@ -67,6 +73,7 @@ export class RubrosController {
   }
 
   @Post(':id/move')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Move a rubro',
@@ -86,6 +93,7 @@ export class RubrosController {
   }
 
   @Post(':id/deactivate')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a rubro',
@@ -99,6 +107,7 @@ export class RubrosController {
   }
 
   @Post(':id/reactivate')
+  @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a rubro',

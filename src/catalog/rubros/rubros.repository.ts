@@ -5,6 +5,7 @@ import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { ProductEntity } from '../products/product.entity.js';
 import { RubroEntity } from './rubro.entity.js';
 import { type RubroFlatRow, type RubroTreeRow, TREE_LEVEL_GUARD } from './rubro-tree.js';
+import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /** Name of the application lock that orders structural changes of the tree (see RubrosService). */
 const TREE_LOCK = 'catalog.rubros.tree';
@@ -43,6 +44,7 @@ const toIntOrNull = (v: unknown) => (v === null || v === undefined ? null : Numb
 export class RubrosRepository {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly versions: VersionedWrites,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
@@ -152,13 +154,13 @@ export class RubrosRepository {
     return this.tx.existsBy(ProductEntity, { rubroId: id, activo: true });
   }
 
-  async insert(values: Omit<RubroEntity, 'id'>): Promise<number> {
+  async insert(values: Omit<RubroEntity, 'id' | 'version'>): Promise<number> {
     const result = await this.tx.insert(RubroEntity, values);
     return Number(result.identifiers[0]?.id);
   }
 
   async update(id: number, values: Partial<Omit<RubroEntity, 'id'>>): Promise<void> {
-    await this.tx.update(RubroEntity, { id }, values);
+    await this.versions.update(RubroEntity, { id }, values);
   }
 }
 

@@ -10,6 +10,8 @@ export interface RequestStore extends ClsStore {
   /** the `sub` claim of a verified access token, as a positive integer */
   actorUserId?: number;
   actorUsername?: string;
+  /** the row version an `If-Match` header was checked against (common/versioning) */
+  ifMatchVersion?: { table: string; version: number };
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   tipo_producto_en_uso: HttpStatus.CONFLICT,
   precio_no_posterior: HttpStatus.CONFLICT,
   conflicto: HttpStatus.CONFLICT,
+  version_obsoleta: HttpStatus.PRECONDITION_FAILED,
   payload_demasiado_grande: HttpStatus.PAYLOAD_TOO_LARGE,
   tipo_de_contenido_no_soportado: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   demasiados_intentos: HttpStatus.TOO_MANY_REQUESTS,
@@ -55,6 +56,8 @@ export function codeForStatus(status: number): ErrorCode {
       return 'metodo_no_permitido';
     case 409:
       return 'conflicto';
+    case 412:
+      return 'version_obsoleta';
     case 413:
       return 'payload_demasiado_grande';
     case 415:

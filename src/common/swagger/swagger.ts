@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { VERSIONED_EXTENSION } from '../versioning/versioned.decorator.js';
 
 export const BEARER_AUTH = 'bearer';
 
@@ -16,13 +17,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are `application/problem+json` documents with a stable `code` and the `correlationId`,',
         'except on `/api/v1/admin/fiscal/*`, which answer `{error, message}`.',
         'Every answer carries `X-Correlation-Id` (yours when it is a GUID).',
+        '',
+        'Lost updates are refused: single-resource reads and the answers of creates and changes carry a strong `ETag`;',
+        'send it back as `If-Match` on a change and a stale one answers 412 `version_obsoleta` with nothing changed.',
       ].join('\n'),
     )
     .setVersion('1.0.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  return sortDocument(namePermissions(document));
+  return sortDocument(documentVersioning(namePermissions(document)));
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */
@@ -47,6 +51,65 @@ function namePermissions(doc: OpenAPIObject): OpenAPIObject {
     }
   }
   return doc;
+}
+
+type Operation = {
+  parameters?: Array<Record<string, unknown>>;
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, { example?: unknown }> }>;
+  [VERSIONED_EXTENSION]?: 'read' | 'change';
+};
+
+const ETAG_HEADER = {
+  description: 'Strong entity tag of the representation in this answer; send it back as `If-Match` to change the resource.',
+  schema: { type: 'string', example: '"hR3tq0Wm2bZs1N8fJ6kXo9c4VdA"' },
+};
+
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header' as const,
+  required: false,
+  description:
+    'The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version.',
+  schema: { type: 'string' as const },
+};
+
+/**
+ * Renders the `@Versioned` mark of an operation (common/versioning): the `ETag` header on its
+ * success answers and, on a change, the optional `If-Match` header and the 412 answer — in the
+ * error shape of the operation's own 404 (problem details, or `{error, message}` on fiscal routes).
+ */
+function documentVersioning(doc: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<Operation | undefined>) {
+      const kind = op?.[VERSIONED_EXTENSION];
+      if (!op || !kind) continue;
+      delete op[VERSIONED_EXTENSION];
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        if (/^2\d\d$/.test(status)) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
+      }
+      if (kind !== 'change') continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IfMatch' }];
+      const template = op.responses?.['404'];
+      const description =
+        'The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again.';
+      const content = Object.fromEntries(
+        Object.entries(template?.content ?? {}).map(([type, media]) => [type, { ...media, example: versionConflictExample(media.example) }]),
+      );
+      op.responses = { ...op.responses, '412': { description, content } };
+    }
+  }
+  doc.components = {
+    ...doc.components,
+    headers: { ...doc.components?.headers, ETag: ETAG_HEADER },
+    parameters: { ...doc.components?.parameters, IfMatch: IF_MATCH },
+  };
+  return doc;
+}
+
+function versionConflictExample(template: unknown): unknown {
+  const message = 'El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match';
+  if (template && typeof template === 'object' && 'error' in template) return { error: 'version_obsoleta', message };
+  return { ...(template as object), title: 'Precondition Failed', status: 412, detail: message, code: 'version_obsoleta' };
 }
 
 /** Stable key order, so the committed openapi.json only changes when the API does. */

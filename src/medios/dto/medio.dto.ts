@@ -48,7 +48,7 @@ export class MedioDto {
   @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
 
-  static of(e: MedioEntity): MedioDto {
+  static of(e: Omit<MedioEntity, 'version'>): MedioDto {
     return {
       id: e.id,
       codigo: e.codigo,

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 
 /** puntos_de_venta: an AFIP point of sale of a medio; numeroAFIP unique within the medio. */
@@ -27,4 +27,8 @@ export class PuntoDeVentaEntity {
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
   updatedAt: Date;
+
+  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
+  @VersionColumn({ type: 'int' })
+  version: number;
 }

@@ -13,10 +13,14 @@ import {
 } from './dto/punto-de-venta.dto.js';
 import { PuntosDeVentaService } from './puntos-de-venta.service.js';
 import { PathId } from '../../common/validation/path-id.js';
+import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 
 export const PUNTOS_DE_VENTA_PERMISSION = 'administracion:puntos_de_venta:gestionar';
 
 /** The eight operations of API.md "Puntos de venta"; one of them lives under /medios/{medioId}. */
+
+/** If-Match of its changes: the version of its row, the representation of its GET. */
+const PUNTO_DE_VENTA = byId('puntos_de_venta', PuntosDeVentaService, (s, id) => s.get(id));
 @ApiTags('puntos de venta')
 @RequirePermission(PUNTOS_DE_VENTA_PERMISSION)
 @Controller('api/v1/admin')
@@ -24,6 +28,7 @@ export class PuntosDeVentaController {
   constructor(private readonly puntos: PuntosDeVentaService) {}
 
   @Post('puntos-de-venta')
+  @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({
     summary: 'Create a point of sale',
     description:
@@ -64,6 +69,7 @@ export class PuntosDeVentaController {
   }
 
   @Get('puntos-de-venta/:id')
+  @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({ summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors(400, 401, 403, 404)
@@ -72,6 +78,7 @@ export class PuntosDeVentaController {
   }
 
   @Put('puntos-de-venta/:id')
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @ApiOperation({
     summary: 'Update a point of sale',
     description:
@@ -87,6 +94,7 @@ export class PuntosDeVentaController {
   }
 
   @Post('puntos-de-venta/:id/deactivate')
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Deactivate a point of sale',
@@ -99,6 +107,7 @@ export class PuntosDeVentaController {
   }
 
   @Post('puntos-de-venta/:id/reactivate')
+  @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Reactivate a point of sale',

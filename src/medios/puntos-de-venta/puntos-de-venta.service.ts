@@ -18,6 +18,7 @@ import {
 } from './dto/punto-de-venta.dto.js';
 import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
+import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
  * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
@@ -29,6 +30,7 @@ export class PuntosDeVentaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
+    private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -90,7 +92,7 @@ export class PuntosDeVentaService {
     if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
     const now = this.clock.now();
     await uniqueOr409(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () =>
-      this.txHost.tx.update(PuntoDeVentaEntity, { id }, { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now }),
+      this.versions.update(PuntoDeVentaEntity, { id }, { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now }),
     );
     await this.audit.record('punto_de_venta.update', 'punto_de_venta', id, {
       before: { numeroAFIP: pdv.numeroAFIP, nombre: pdv.nombre, domicilio: pdv.domicilio },
@@ -111,7 +113,7 @@ export class PuntosDeVentaService {
     const pdv = await this.lock(id);
     if (pdv.activo === activo) return PuntoDeVentaDto.of(pdv);
     const now = this.clock.now();
-    await this.txHost.tx.update(PuntoDeVentaEntity, { id }, { activo, updatedAt: now });
+    await this.versions.update(PuntoDeVentaEntity, { id }, { activo, updatedAt: now });
     await this.audit.record(activo ? 'punto_de_venta.reactivate' : 'punto_de_venta.deactivate', 'punto_de_venta', id, {
       before: { activo: pdv.activo },
       after: { activo },

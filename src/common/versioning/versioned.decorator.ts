@@ -1,0 +1,57 @@
+import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+
+/**
+ * A resource whose changes accept `If-Match`: where its row version lives and how to read the
+ * representation its single-resource GET answers (whose digest is the ETag).
+ */
+export interface VersionedResource<S = any, K = any> {
+  /** the table with the `version` column the change's UPDATE compares */
+  table: string;
+  /** the key column of that table, and the route parameter that carries it */
+  column: string;
+  param: string;
+  /** the key from the raw path segment; undefined when malformed (the route's own pipe answers 400) */
+  parse: (raw: string) => K | undefined;
+  /** the service whose `read` gives the current representation */
+  service: Type<S>;
+  read: (service: S, key: K) => Promise<object>;
+}
+
+const MAX_ID = 2_147_483_647;
+
+/** A positive 32-bit integer path id, as ParseIdPipe accepts it. */
+export function parseId(raw: string): number | undefined {
+  if (!/^[1-9]\d{0,9}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n <= MAX_ID ? n : undefined;
+}
+
+export const VERSIONED = 'versioned';
+/** The OpenAPI mark the document builder turns into the ETag / If-Match / 412 declarations (swagger.ts). */
+export const VERSIONED_EXTENSION = 'x-versioned';
+
+export interface VersionedMetadata {
+  resource: VersionedResource;
+  kind: 'read' | 'change';
+}
+
+/**
+ * Lost-update protection of a route of `resource`, one decorator for the behaviour and its
+ * documentation (the interceptor is common/versioning/etag.interceptor.ts):
+ * - on a single-resource read or a create (`@Versioned(R)`): the answer carries the strong `ETag`
+ *   of its body and row version;
+ * - on a change of an existing resource (`@Versioned(R, 'change')`): `If-Match` is checked against
+ *   the current ETag before the handler runs (412 `version_obsoleta` on a mismatch, nothing
+ *   changed), the row version it matched is compared again in the change's UPDATE
+ *   (VersionedWrites), and the answer carries the new `ETag`.
+ * The document declares the `ETag` response header, the `If-Match` parameter and the 412 answer.
+ */
+export function Versioned(resource: VersionedResource, kind: 'read' | 'change' = 'read'): MethodDecorator {
+  return applyDecorators(SetMetadata(VERSIONED, { resource, kind } satisfies VersionedMetadata), ApiExtension(VERSIONED_EXTENSION, kind));
+}
+
+/** A resource addressed by a numeric `{id}` whose row lives in `table`. */
+export function byId<S>(table: string, service: Type<S>, read: (service: S, id: number) => Promise<object>): VersionedResource<S, number> {
+  return { table, column: 'id', param: 'id', parse: parseId, service, read };
+}

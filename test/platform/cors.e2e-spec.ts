@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TestApp } from '../support/test-app.js';
+
+/**
+ * The admin console runs on another origin (docs/frontend.md): with CORS_ORIGINS set, a browser
+ * page from a listed origin may run every operation — PUT and DELETE included, with If-Match — and
+ * read the headers a console needs; any other origin gets no CORS header at all. Fetch wrappers
+ * that always send `Content-Type: application/json` can call the bodiless operations.
+ */
+const CONSOLE = 'https://console.example.test';
+const EVIL = 'https://evil.example.test';
+
+const preflight = (t: TestApp, url: string, origin: string, method: string, headers = 'authorization,content-type,if-match,x-correlation-id') =>
+  t.request('OPTIONS', url, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+
+const corsHeaders = (headers: Record<string, unknown>) => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
+
+describe('CORS for the admin console', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await TestApp.create({ env: { CORS_ORIGINS: `${CONSOLE}, https://other-console.example.test` } });
+    admin = await t.adminToken();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each(['GET', 'POST', 'PUT', 'DELETE'])(
+    'answers a preflight for %s from a listed origin with 204 and every method and header the console sends',
+    async (method) => {
+      const res = await preflight(t, '/api/v1/roles/cajero', CONSOLE, method);
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(CONSOLE);
+      const methods = String(res.headers['access-control-allow-methods']).split(/\s*,\s*/);
+      expect(methods).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'DELETE']));
+      const allowed = String(res.headers['access-control-allow-headers'])
+        .toLowerCase()
+        .split(/\s*,\s*/);
+      expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'if-match', 'x-correlation-id']));
+    },
+  );
+
+  it('exposes ETag, Location, X-Correlation-Id and Retry-After to the page on actual answers', async () => {
+    const res = await t.get('/api/v1/roles/cajero', { token: admin, headers: { origin: CONSOLE } });
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe(CONSOLE);
+    const exposed = String(res.headers['access-control-expose-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['etag', 'location', 'x-correlation-id', 'retry-after']));
+    expect(res.headers.etag).toBeDefined();
+  });
+
+  it('gives an origin that is not listed no CORS header, on a preflight or an actual request', async () => {
+    const pre = await preflight(t, '/api/v1/roles/cajero', EVIL, 'PUT');
+    expect(corsHeaders(pre.headers)).toEqual([]);
+    expect(pre.status).not.toBe(204);
+    const actual = await t.get('/api/v1/roles/cajero', { token: admin, headers: { origin: EVIL } });
+    expect(actual.status).toBe(200);
+    expect(corsHeaders(actual.headers)).toEqual([]);
+  });
+
+  it('gives no CORS header to anyone while CORS_ORIGINS is empty', async () => {
+    const plain = await TestApp.create({ env: { CORS_ORIGINS: '' } });
+    try {
+      const pre = await preflight(plain, '/api/v1/roles/cajero', CONSOLE, 'PUT');
+      expect(corsHeaders(pre.headers)).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('bodiless operations accept an empty body sent as application/json', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const empty = (method: 'POST' | 'DELETE', url: string, token: string) =>
+    t.request(method, url, { token, raw: '', headers: { 'content-type': 'application/json' } });
+
+  it('deactivates and reactivates with an empty JSON body', async () => {
+    const medio = await t.post('/api/v1/admin/medios', { codigo: 'VACIO_1', nombre: 'Medio' }, { token: admin });
+    expect((await empty('POST', `/api/v1/admin/medios/${medio.body.id}/deactivate`, admin)).status).toBe(200);
+    expect((await empty('POST', `/api/v1/admin/medios/${medio.body.id}/reactivate`, admin)).status).toBe(200);
+  });
+
+  it("resets a user's password and deletes a role with an empty JSON body", async () => {
+    const user = await t.createUser('cajero');
+    const reset = await empty('POST', `/api/v1/users/${user.id}/password-reset`, admin);
+    expect(reset.status).toBe(200);
+    await t.post('/api/v1/roles', { codigo: 'rol_vacio', nombre: 'Rol' }, { token: admin });
+    expect((await empty('DELETE', '/api/v1/roles/rol_vacio', admin)).status).toBe(204);
+  });
+
+  it('logs out with an empty JSON body', async () => {
+    const user = await t.createUser('cajero');
+    expect((await empty('POST', '/api/v1/auth/logout', user.token)).status).toBe(204);
+  });
+
+  it('still refuses an empty body where a body is required, and malformed JSON, with 400 validacion', async () => {
+    const medio = await t.post('/api/v1/admin/medios', { codigo: 'VACIO_2', nombre: 'Medio' }, { token: admin });
+    const put = await t.request('PUT', `/api/v1/admin/medios/${medio.body.id}`, { token: admin, raw: '' });
+    expect(put).toMatchObject({ status: 400, body: { code: 'validacion' } });
+    const malformed = await t.request('PUT', `/api/v1/admin/medios/${medio.body.id}`, { token: admin, raw: '{"nombre":' });
+    expect(malformed).toMatchObject({ status: 400, body: { code: 'validacion' } });
+  });
+});
