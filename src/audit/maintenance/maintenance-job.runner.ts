@@ -47,7 +47,8 @@ export interface JobOutcome {
 /**
  * Runs one maintenance job under its database job lock, so that of several instances started by
  * the same schedule exactly one does the work and the others report `busy`. Logs what happened
- * (the record of each run: `context: "Maintenance"`, `job`, `status`) and counts it (maintenance_job_runs_total; maintenance_job_last_success_timestamp_seconds when
+ * (the record of each run: `context: "Maintenance"`, `job`, `status`) and counts it
+ * (maintenance_job_runs_total; maintenance_job_last_success_timestamp_seconds when
  * the job completed, `ok` or `alert`).
  */
 @Injectable()
