@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 import { monthLabel, monthStart, STORAGE_POLICY } from './storage-policy.js';
 
 const STORES: readonly EventStore[] = ['audit_events', 'security_events'];
@@ -25,16 +25,20 @@ export class PartitionManagerService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('partition-manager', async () => {
-      const now = this.clock.now();
-      const first = monthStart(now);
-      const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
-      const created: Record<string, number> = {};
-      for (const store of STORES) {
-        created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
-      }
-      return { details: { from: monthLabel(first), through: monthLabel(last), created } };
-    });
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run(
+      'partition-manager',
+      async () => {
+        const now = this.clock.now();
+        const first = monthStart(now);
+        const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
+        const created: Record<string, number> = {};
+        for (const store of STORES) {
+          created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
+        }
+        return { details: { from: monthLabel(first), through: monthLabel(last), created } };
+      },
+      options,
+    );
   }
 }
