@@ -26,8 +26,7 @@ const EXEMPT: Record<string, string> = {
   'POST /api/v1/auth/login': 'sign-in records security events, written outside any transaction so a refused login is kept; no audit event',
   'POST /api/v1/auth/refresh':
     'token rotation records security events (refresh.issue, refresh.reuse_detected), not audit events; reuse revocation must survive a failure',
-  'POST /api/v1/auth/logout':
-    "sign-out records the security event `logout` only; revoking the caller's own refresh tokens is not an audited change",
+  'POST /api/v1/auth/logout': "sign-out records the security event `logout` only; revoking the caller's own refresh tokens is not an audited change",
   'DELETE /api/v1/auth/sessions/{id}':
     "ending one of the caller's own sessions is a sign-out of that session: the security event `logout` only, like POST /api/v1/auth/logout",
 };
