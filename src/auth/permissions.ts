@@ -1,5 +1,5 @@
 /**
- * Every permission code the API checks, named once. `@RequirePermission(...)` and every rule that
+ * Every permission code the API checks (docs/permissions.md), named once. `@RequirePermission(...)` and every rule that
  * names a permission read it from here. The catalog rows in the database were inserted by
  * migrations that keep their own literal copy: a migration that already ran never changes when
  * this file does (a new permission ships as a new migration beside its entry here).

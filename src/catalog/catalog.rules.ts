@@ -1,4 +1,4 @@
-/** Codes of product types and products (API.md Conventions): 1..20 of [A-Z0-9_], uppercase only. */
+/** Codes of product types and products (docs/api.md "Conventions"): 1..20 of [A-Z0-9_], uppercase only. */
 export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
 
 /** Largest value of an int column: ids in bodies and queries beyond it are 400, not a store error. */

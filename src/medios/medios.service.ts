@@ -15,9 +15,9 @@ import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
 
 /**
- * Medios (SEED 2.6, 3.2, 4.5): codigo unique globally and immutable; idempotent (de)activation.
- * The read by id and the create, the benchmark's hot paths, go through MediosRepository's
- * prepared statements.
+ * Medios: codigo unique globally and immutable; idempotent (de)activation.
+ * The read by id and the create, the benchmark's hot paths (BENCHMARKS.md), go through
+ * MediosRepository's prepared statements.
  */
 @Injectable()
 export class MediosService {

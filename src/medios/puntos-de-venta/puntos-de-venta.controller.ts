@@ -16,7 +16,7 @@ import { PathId } from '../../common/validation/path-id.js';
 import { byId, Versioned } from '../../common/versioning/versioned.decorator.js';
 import { PERMISSIONS } from '../../auth/permissions.js';
 
-/** The eight operations of API.md "Puntos de venta"; one of them lives under /medios/{medioId}. */
+/** The eight operations of puntos de venta (docs/api.md); one of them lives under /medios/{medioId}. */
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const PUNTO_DE_VENTA = byId('puntos_de_venta', PuntosDeVentaService, (s, id) => s.get(id));
