@@ -100,7 +100,16 @@ export const FLOWS: Flow[] = [
   {
     name: '401 → refresh → retry: an expired access token is renewed once and the call answered',
     async run(ctx) {
-      const { client, store } = await ctx.signIn(ctx.adminCredentials.username, ctx.adminCredentials.password);
+      // a user of its own: signing out ends every session of the caller, the shared admin client's too
+      const tag = ctx.tag();
+      const password = `Clave-${tag}-2025!`;
+      expectData(
+        await ctx.admin.POST('/api/v1/users', {
+          body: { username: `${tag}_ref`, password, nombre: 'Re', apellido: 'Fresh', email: `${tag}_ref@example.test`, rol: 'supervisor' },
+        }),
+        201,
+      );
+      const { client, store } = await ctx.signIn(`${tag}_ref`, password);
       const me = expectData(await client.GET('/api/v1/auth/me'), 200);
       const before = store.get();
       if (!before) throw new Error('not signed in');
