@@ -19,7 +19,8 @@ describe('PasswordHasher', () => {
     let running = 0;
     let peak = 0;
     const compare = bcrypt.compare.bind(bcrypt);
-    const spy = jest.spyOn(bcrypt, 'compare').mockImplementation(async (data: string | Buffer, encrypted: string) => {
+    // spied through its promise form: the declarations' last overload is the callback form
+    const spy = jest.spyOn(bcrypt as { compare: (data: string | Buffer, encrypted: string) => Promise<boolean> }, 'compare').mockImplementation(async (data: string | Buffer, encrypted: string) => {
       running += 1;
       peak = Math.max(peak, running);
       try {
@@ -47,7 +48,8 @@ describe('PasswordHasher queue bound', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const compare = bcrypt.compare.bind(bcrypt);
-    const spy = jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
+    // spied through its promise form: the declarations' last overload is the callback form
+    const spy = jest.spyOn(bcrypt as { compare: (data: string | Buffer, encrypted: string) => Promise<boolean> }, 'compare').mockImplementation((async (data: string, encrypted: string) => {
       await gate;
       return compare(data, encrypted);
     }) as never);
