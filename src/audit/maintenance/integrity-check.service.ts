@@ -5,7 +5,7 @@ import { AuditStorageInspector, type StorageCheck, type StorageCheckName } from 
 import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 
 /**
- * Integrity check (SEED 6.3, `0 0 1 ? * SUN`): system versioning of the four versioned tables
+ * Integrity check (`0 0 1 ? * SUN`): system versioning of the four versioned tables
  * (on, with its history table and its 10-year retention) and the 3-month partition look-ahead of
  * both event stores — the same checks as GET /health/audit. A failure writes the security event
  * `system.integrity_alert` (failure) naming what failed.

@@ -11,7 +11,7 @@ import { monthLabel, monthStart, STORAGE_POLICY } from './storage-policy.js';
 const STORES: readonly EventStore[] = ['audit_events', 'security_events'];
 
 /**
- * Partition manager (SEED 6.3, `0 0 2 1 * ?`): makes sure both event stores have their monthly
+ * Partition manager (`0 0 2 1 * ?`): makes sure both event stores have their monthly
  * partitions from the current UTC month through the third month ahead — the seed's "month after
  * next" and the health check's 3-month look-ahead. Idempotent: existing partitions are kept.
  */

@@ -8,7 +8,7 @@ import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './main
 import { STORAGE_POLICY, yearsBefore } from './storage-policy.js';
 
 /**
- * Retention enforcer (SEED 6.3 and 8, `0 0 3 1 1 ?`): audit rows older than 10 years and
+ * Retention enforcer (`0 0 3 1 1 ?`): audit rows older than 10 years and
  * security rows older than 5 go — whole partitions where every row is expired, chunked deletes
  * in the partition the cutoff falls in — and, on PostgreSQL, history versions that ended more than
  * 10 years ago (SQL Server's temporal tables do that natively). Idempotent.

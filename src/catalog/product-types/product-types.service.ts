@@ -23,7 +23,7 @@ import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
+ * Product types. The four domain errors: 404 `no_encontrado`, 409 `duplicado`
  * (codigo), 409 `tipo_producto_inactivo` (update of an inactive one), 409 `tipo_producto_en_uso`
  * (deactivate while active products use it).
  */

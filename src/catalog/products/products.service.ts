@@ -20,7 +20,7 @@ import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Products (SEED 2.6, 4.9): a product references an existing, active rubro and product type. The
+ * Products: a product references an existing, active rubro and product type. The
  * referenced rows are share-locked for the rest of the request, so their deactivation (which
  * checks for active products) cannot slip in between.
  */

@@ -13,7 +13,7 @@ const toBool = ({ value }: { value: unknown }) => {
 const emptyToUndefined = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /**
- * Every environment variable the service reads (API.md "Runtime configuration" plus the
+ * Every environment variable the service reads (README.md "Configuration" plus the
  * operational ones). Validated once at boot; a bad value stops the process with a message
  * that names the variable and its expected form.
  */

@@ -23,7 +23,7 @@ import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
+ * Puntos de venta: numeroAFIP unique within the medio; create and update
  * need an active medio (409 `medio_inactivo`); an inactive point of sale may still be updated.
  * There is deliberately no number reservation or next-number operation.
  */
