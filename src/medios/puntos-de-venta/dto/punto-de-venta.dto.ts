@@ -14,27 +14,27 @@ export class CreatePuntoDeVentaDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  medioId: number;
+  medioId!: number;
 
   @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX, description: 'AFIP point-of-sale number, unique within the medio.' })
   @IsInt()
   @Min(1)
   @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  numeroAFIP!: number;
 
   @ApiProperty({ example: 'Casa central', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  domicilio: string;
+  domicilio!: string;
 }
 
 export class UpdatePuntoDeVentaDto {
@@ -42,21 +42,21 @@ export class UpdatePuntoDeVentaDto {
   @IsInt()
   @Min(1)
   @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  numeroAFIP!: number;
 
   @ApiProperty({ example: 'Casa central', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  domicilio: string;
+  domicilio!: string;
 
   /** a point of sale never moves to another medio: 400 campo_inmutable */
   @ImmutableField()
@@ -91,25 +91,25 @@ export class PuntoDeVentaLookupDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  medioId: number;
+  medioId!: number;
 
   @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX })
   @ToInt()
   @IsInt()
   @Min(1)
   @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  numeroAFIP!: number;
 }
 
 export class PuntoDeVentaDto {
-  @ApiProperty({ example: 12 }) id: number;
-  @ApiProperty({ example: 1 }) medioId: number;
-  @ApiProperty({ example: 3 }) numeroAFIP: number;
-  @ApiProperty({ example: 'Casa central' }) nombre: string;
-  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta' }) domicilio: string;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 12 }) id!: number;
+  @ApiProperty({ example: 1 }) medioId!: number;
+  @ApiProperty({ example: 3 }) numeroAFIP!: number;
+  @ApiProperty({ example: 'Casa central' }) nombre!: string;
+  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta' }) domicilio!: string;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: PuntoDeVentaEntity): PuntoDeVentaDto {
     return {
