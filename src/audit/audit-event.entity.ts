@@ -9,34 +9,34 @@ export class AuditEventEntity {
     generated: 'increment',
     transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
   })
-  id: number;
+  id!: number;
 
   @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  occurredAt: Date;
+  occurredAt!: Date;
 
   @Column({ name: 'actor_user_id', type: 'int' })
-  actorUserId: number;
+  actorUserId!: number;
 
   @Column({ name: 'actor_role_id', type: 'int', nullable: true })
-  actorRoleId: number | null;
+  actorRoleId!: number | null;
 
   @Column({ type: 'varchar', nullable: true })
-  ip: string | null;
+  ip!: string | null;
 
   @Column({ name: 'user_agent', type: 'varchar', nullable: true })
-  userAgent: string | null;
+  userAgent!: string | null;
 
   @Column({ name: 'correlation_id', type: 'varchar', nullable: true })
-  correlationId: string | null;
+  correlationId!: string | null;
 
   @Column({ type: 'varchar' })
-  action: string;
+  action!: string;
 
   @Column({ name: 'target_type', type: 'varchar' })
-  targetType: string;
+  targetType!: string;
 
   @Column({ name: 'target_id', type: 'varchar' })
-  targetId: string;
+  targetId!: string;
 
   @Column({ type: 'text', nullable: true, transformer: jsonTransformer })
   metadata: unknown;

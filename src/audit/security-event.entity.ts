@@ -11,34 +11,34 @@ export class SecurityEventEntity {
     generated: 'increment',
     transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
   })
-  id: number;
+  id!: number;
 
   @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  occurredAt: Date;
+  occurredAt!: Date;
 
   @Column({ type: 'varchar' })
-  action: string;
+  action!: string;
 
   @Column({ type: 'varchar' })
-  result: SecurityResult;
+  result!: SecurityResult;
 
   @Column({ name: 'actor_user_id', type: 'int', nullable: true })
-  actorUserId: number | null;
+  actorUserId!: number | null;
 
   @Column({ name: 'attempted_username', type: 'varchar', nullable: true })
-  attemptedUsername: string | null;
+  attemptedUsername!: string | null;
 
   @Column({ name: 'session_id', type: 'varchar', nullable: true })
-  sessionId: string | null;
+  sessionId!: string | null;
 
   @Column({ name: 'failure_reason', type: 'varchar', nullable: true })
-  failureReason: string | null;
+  failureReason!: string | null;
 
   @Column({ type: 'varchar', nullable: true })
-  ip: string | null;
+  ip!: string | null;
 
   @Column({ name: 'user_agent', type: 'varchar', nullable: true })
-  userAgent: string | null;
+  userAgent!: string | null;
 
   @Column({ type: 'text', nullable: true, transformer: jsonTransformer })
   metadata: unknown;

@@ -19,15 +19,18 @@ describe('PasswordHasher', () => {
     let running = 0;
     let peak = 0;
     const compare = bcrypt.compare.bind(bcrypt);
-    const spy = jest.spyOn(bcrypt, 'compare').mockImplementation(async (data: string | Buffer, encrypted: string) => {
-      running += 1;
-      peak = Math.max(peak, running);
-      try {
-        return await compare(data, encrypted);
-      } finally {
-        running -= 1;
-      }
-    });
+    // spied through its promise form: the declarations' last overload is the callback form
+    const spy = jest
+      .spyOn(bcrypt as { compare: (data: string | Buffer, encrypted: string) => Promise<boolean> }, 'compare')
+      .mockImplementation(async (data: string | Buffer, encrypted: string) => {
+        running += 1;
+        peak = Math.max(peak, running);
+        try {
+          return await compare(data, encrypted);
+        } finally {
+          running -= 1;
+        }
+      });
     try {
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) => hasher.verify(i % 2 ? 'correct horse battery' : 'wrong horse battery', hash)),
@@ -47,10 +50,13 @@ describe('PasswordHasher queue bound', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const compare = bcrypt.compare.bind(bcrypt);
-    const spy = jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
-      await gate;
-      return compare(data, encrypted);
-    }) as never);
+    // spied through its promise form: the declarations' last overload is the callback form
+    const spy = jest
+      .spyOn(bcrypt as { compare: (data: string | Buffer, encrypted: string) => Promise<boolean> }, 'compare')
+      .mockImplementation((async (data: string, encrypted: string) => {
+        await gate;
+        return compare(data, encrypted);
+      }) as never);
     try {
       const hash = await hasher.hash('correct horse battery');
       const running = Array.from({ length: bcryptConcurrency() + 2 }, () => hasher.verify('correct horse battery', hash));

@@ -9,16 +9,16 @@ export class RefreshTokenEntity {
     generated: 'increment',
     transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
   })
-  id: number;
+  id!: number;
 
   @Column({ name: 'token_hash', type: 'varchar' })
-  tokenHash: string;
+  tokenHash!: string;
 
   @Column({ name: 'user_id', type: 'int' })
-  userId: number;
+  userId!: number;
 
   @Column({ name: 'family_id', type: 'varchar' })
-  familyId: string;
+  familyId!: string;
 
   @Column({
     name: 'parent_id',
@@ -26,23 +26,23 @@ export class RefreshTokenEntity {
     nullable: true,
     transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
   })
-  parentId: number | null;
+  parentId!: number | null;
 
   @Column({ name: 'expires_at', type: TIMESTAMP })
-  expiresAt: Date;
+  expiresAt!: Date;
 
   @Column({ name: 'revoked_at', type: TIMESTAMP, nullable: true })
-  revokedAt: Date | null;
+  revokedAt!: Date | null;
 
   @Column({ name: 'revoked_reason', type: 'varchar', nullable: true })
-  revokedReason: string | null;
+  revokedReason!: string | null;
 
   @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'client_ip', type: 'varchar', nullable: true })
-  clientIp: string | null;
+  clientIp!: string | null;
 
   @Column({ name: 'user_agent', type: 'varchar', nullable: true })
-  userAgent: string | null;
+  userAgent!: string | null;
 }

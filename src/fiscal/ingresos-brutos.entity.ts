@@ -6,28 +6,28 @@ import type { Provincia } from './provincias.js';
 @Entity({ name: 'ingresos_brutos' })
 export class IngresosBrutosEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  provincia: Provincia;
+  provincia!: Provincia;
 
   @Column({ type: 'varchar' })
-  descripcion: string;
+  descripcion!: string;
 
   /** numeric(7,4): exact in the store, a JSON number in the API */
   @Column({ type: 'decimal', precision: 7, scale: 4, transformer: decimalTransformer })
-  alicuota: number;
+  alicuota!: number;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

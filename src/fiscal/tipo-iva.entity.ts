@@ -5,28 +5,28 @@ import { BOOLEAN, decimalTransformer, TIMESTAMP } from '../database/column-types
 @Entity({ name: 'tipos_iva' })
 export class TipoIvaEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'int' })
-  codigo: number;
+  codigo!: number;
 
   @Column({ type: 'varchar' })
-  descripcion: string;
+  descripcion!: string;
 
   /** numeric(5,2): exact in the store, a JSON number in the API */
   @Column({ type: 'decimal', precision: 5, scale: 2, transformer: decimalTransformer })
-  porcentaje: number;
+  porcentaje!: number;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

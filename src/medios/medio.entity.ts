@@ -5,24 +5,24 @@ import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 @Entity({ name: 'medios' })
 export class MedioEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  codigo: string;
+  codigo!: string;
 
   @Column({ type: 'varchar' })
-  nombre: string;
+  nombre!: string;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

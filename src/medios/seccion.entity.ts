@@ -6,30 +6,30 @@ import type { TipoSeccion } from './medios.rules.js';
 @Entity({ name: 'secciones' })
 export class SeccionEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ name: 'medio_id', type: 'int' })
-  medioId: number;
+  medioId!: number;
 
   @Column({ type: 'varchar' })
-  codigo: string;
+  codigo!: string;
 
   @Column({ type: 'varchar' })
-  nombre: string;
+  nombre!: string;
 
   @Column({ type: 'varchar' })
-  tipo: TipoSeccion;
+  tipo!: TipoSeccion;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

@@ -4,21 +4,21 @@ import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 @Entity({ name: 'permissions' })
 export class PermissionEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  codigo: string;
+  codigo!: string;
 
   @Column({ type: 'varchar' })
-  descripcion: string;
+  descripcion!: string;
 }
 
 /** role_permissions: which permissions a role owns (system-versioned). */
 @Entity({ name: 'role_permissions' })
 export class RolePermissionEntity {
   @PrimaryColumn({ name: 'role_id', type: 'int' })
-  roleId: number;
+  roleId!: number;
 
   @PrimaryColumn({ name: 'permission_id', type: 'int' })
-  permissionId: number;
+  permissionId!: number;
 }

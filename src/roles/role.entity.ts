@@ -5,27 +5,27 @@ import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
 @Entity({ name: 'roles' })
 export class RoleEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  codigo: string;
+  codigo!: string;
 
   @Column({ type: 'varchar' })
-  nombre: string;
+  nombre!: string;
 
   @Column({ type: 'varchar' })
-  descripcion: string;
+  descripcion!: string;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

@@ -10,46 +10,46 @@ export interface PermissionOverrides {
 @Entity({ name: 'users' })
 export class UserEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  username: string;
+  username!: string;
 
   /** bcrypt hash; never returned, logged or audited */
   @Column({ name: 'password_hash', type: 'varchar', select: false })
-  passwordHash: string;
+  passwordHash!: string;
 
   @Column({ type: 'varchar' })
-  nombre: string;
+  nombre!: string;
 
   @Column({ type: 'varchar' })
-  apellido: string;
+  apellido!: string;
 
   @Column({ type: 'varchar' })
-  email: string;
+  email!: string;
 
   @Column({ name: 'role_id', type: 'int' })
-  roleId: number;
+  roleId!: number;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'must_change_password', type: BOOLEAN })
-  mustChangePassword: boolean;
+  mustChangePassword!: boolean;
 
   @Column({ name: 'ultimo_login', type: TIMESTAMP, nullable: true })
-  ultimoLogin: Date | null;
+  ultimoLogin!: Date | null;
 
   @Column({ name: 'permission_overrides', type: 'text', transformer: jsonTransformer })
-  permissionOverrides: PermissionOverrides;
+  permissionOverrides!: PermissionOverrides;
 
   @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

@@ -62,16 +62,16 @@ export const ID_WINDOW = 20_000;
  * Runs as the schema owner: the service's role may not update the event stores.
  */
 export async function backfillRowHashes(
-  db: { query(sql: string, parameters?: unknown[]): Promise<any> },
+  db: { query<T>(sql: string, parameters?: unknown[]): Promise<T> },
   dialect: SqlDialect,
   store: EventStore,
 ): Promise<number> {
-  const [top]: Array<{ m: string | number | null }> = await db.query(`SELECT MAX(id) AS m FROM ${store}`);
+  const [top] = await db.query<Array<{ m: string | number | null }>>(`SELECT MAX(id) AS m FROM ${store}`);
   const max = Number(top?.m ?? 0);
   let filled = 0;
   for (let after = 0; after < max; after += ID_WINDOW) {
     const { sql, parameters } = dialect.eventRows(store, { afterId: after, upToId: after + ID_WINDOW }, 'full');
-    const rows: EventRow[] = await db.query(sql, parameters);
+    const rows = await db.query<EventRow[]>(sql, parameters);
     const missing = rows.filter((r) => r.row_hash === null).map((r) => ({ id: String(r.id), h: recomputeRowHash(store, r) }));
     const hashes = missing.filter((m): m is { id: string; h: string } => m.h !== null);
     if (!hashes.length) continue;

@@ -11,19 +11,19 @@ export class RefreshDto {
     example: 'eyJhbGciOiJSUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIxIn0.c2ln',
   })
   @IsString()
-  accessToken: string;
+  accessToken!: string;
 
   @ApiProperty({
     description: 'The current refresh token of the session (valid once: it is rotated).',
     example: 'pX0bq2k7m1dQhI3a2m0sVn8Jd3qvKzq3n6B8mC1vY6E',
   })
   @IsString()
-  refreshToken: string;
+  refreshToken!: string;
 }
 
 export class TokenPairDto {
-  @ApiProperty({ description: 'RS256 JWT access token' }) accessToken: string;
-  @ApiProperty({ description: 'The new refresh token; the presented one is now revoked' }) refreshToken: string;
-  @ApiProperty({ example: 'Bearer' }) tokenType: 'Bearer';
-  @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn: number;
+  @ApiProperty({ description: 'RS256 JWT access token' }) accessToken!: string;
+  @ApiProperty({ description: 'The new refresh token; the presented one is now revoked' }) refreshToken!: string;
+  @ApiProperty({ example: 'Bearer' }) tokenType!: 'Bearer';
+  @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn!: number;
 }

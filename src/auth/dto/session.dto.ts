@@ -8,23 +8,23 @@ export class SesionDto {
     example: '0f8fad5b-d9cb-469f-a165-70867728950e',
     description: 'The session id: the `sid` claim of its access tokens.',
   })
-  id: string;
+  id!: string;
 
   @ApiProperty({ type: String, format: 'date-time', description: 'The sign-in that opened it.' })
-  createdAt: string;
+  createdAt!: string;
 
   @ApiProperty({ type: String, format: 'date-time', description: 'The last sign-in or refresh (requests alone do not move it).' })
-  lastUsedAt: string;
+  lastUsedAt!: string;
 
   @ApiProperty({
     type: String,
     format: 'date-time',
     description: 'When its current refresh token expires (`REFRESH_TOKEN_DAYS` after the last refresh); each refresh moves it.',
   })
-  expiresAt: string;
+  expiresAt!: string;
 
   @ApiProperty({ type: String, nullable: true, example: '203.0.113.7', description: 'Client IP of the last sign-in or refresh.' })
-  ip: string | null;
+  ip!: string | null;
 
   @ApiProperty({
     type: String,
@@ -32,10 +32,10 @@ export class SesionDto {
     example: 'Mozilla/5.0 (X11; Linux x86_64)',
     description: 'User agent of the last sign-in or refresh.',
   })
-  userAgent: string | null;
+  userAgent!: string | null;
 
   @ApiProperty({ description: "True for the caller's own session: the one of the access token of this request." })
-  current: boolean;
+  current!: boolean;
 
   static of(s: SessionEntity, currentSessionId: string | undefined): SesionDto {
     const id = s.id.toLowerCase();

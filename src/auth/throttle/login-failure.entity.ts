@@ -11,14 +11,14 @@ export class LoginFailureEntity {
     generated: 'increment',
     transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
   })
-  id: number;
+  id!: number;
 
   @Column({ type: 'varchar' })
-  scope: ThrottleScope;
+  scope!: ThrottleScope;
 
   @Column({ type: 'varchar' })
-  subject: string;
+  subject!: string;
 
   @Column({ name: 'occurred_at', type: TIMESTAMP })
-  occurredAt: Date;
+  occurredAt!: Date;
 }

@@ -5,19 +5,19 @@ import { CALENDAR_DATE, calendarDateTransformer, decimalTransformer, TIMESTAMP }
 @Entity({ name: 'product_prices' })
 export class ProductPriceEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ name: 'product_id', type: 'int' })
-  productId: number;
+  productId!: number;
 
   /** `yyyy-MM-dd` */
   @Column({ name: 'fecha_vigencia', type: CALENDAR_DATE, transformer: calendarDateTransformer })
-  fechaVigencia: string;
+  fechaVigencia!: string;
 
   /** numeric(12,2): exact in the store, a JSON number in the API */
   @Column({ type: 'decimal', precision: 12, scale: 2, transformer: decimalTransformer })
-  monto: number;
+  monto!: number;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 }

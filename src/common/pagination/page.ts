@@ -42,10 +42,10 @@ export function PageOf<T>(item: Type<T>): Type<Page<T>> {
   const existing = pageClasses.get(item);
   if (existing) return existing as Type<Page<T>>;
   class PageDto {
-    @ApiProperty({ type: [item] }) items: T[];
-    @ApiProperty() total: number;
-    @ApiProperty() page: number;
-    @ApiProperty() pageSize: number;
+    @ApiProperty({ type: [item] }) items!: T[];
+    @ApiProperty() total!: number;
+    @ApiProperty() page!: number;
+    @ApiProperty() pageSize!: number;
   }
   Object.defineProperty(PageDto, 'name', { value: `${item.name.replace(/Dto$/, '')}PageDto` });
   pageClasses.set(item, PageDto);

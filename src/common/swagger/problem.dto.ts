@@ -8,32 +8,32 @@ import { ERROR_CODES } from '../errors/error-codes.js';
 const ERROR_CODE_SCHEMA = { enum: Object.keys(ERROR_CODES), enumName: 'ErrorCode' } as const;
 
 export class FieldErrorDto {
-  @ApiProperty({ example: 'codigo', description: 'The offending field, as a path (`permisos[2]`, `a.b`).' }) field: string;
+  @ApiProperty({ example: 'codigo', description: 'The offending field, as a path (`permisos[2]`, `a.b`).' }) field!: string;
   @ApiProperty({
     example: 'matches',
     description: `The rule that failed: the validator's constraint name (\`isInt\`, \`matches\`, \`whitelistValidation\` for an unknown property…) or \`${DEFAULT_FIELD_ERROR_CODE}\`.`,
   })
-  code: string;
-  @ApiProperty({ example: 'codigo must match /^[A-Z0-9_]{1,20}$/' }) message: string;
+  code!: string;
+  @ApiProperty({ example: 'codigo must match /^[A-Z0-9_]{1,20}$/' }) message!: string;
 }
 
 /** RFC 9457 problem document: every error outside the fiscal routes. */
 export class ProblemDetailsDto {
-  @ApiProperty({ example: 'about:blank' }) type: string;
-  @ApiProperty({ example: 'Conflict' }) title: string;
-  @ApiProperty({ example: 409 }) status: number;
-  @ApiProperty({ example: 'El medio 7 está inactivo' }) detail: string;
-  @ApiProperty({ example: '/api/v1/admin/secciones/7' }) instance: string;
-  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'medio_inactivo', description: 'Stable machine code; the list is closed.' }) code: string;
+  @ApiProperty({ example: 'about:blank' }) type!: string;
+  @ApiProperty({ example: 'Conflict' }) title!: string;
+  @ApiProperty({ example: 409 }) status!: number;
+  @ApiProperty({ example: 'El medio 7 está inactivo' }) detail!: string;
+  @ApiProperty({ example: '/api/v1/admin/secciones/7' }) instance!: string;
+  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'medio_inactivo', description: 'Stable machine code; the list is closed.' }) code!: string;
   @ApiProperty({ format: 'uuid', example: '0f8fad5b-d9cb-469f-a165-70867728950e', description: 'The `X-Correlation-Id` of the request.' })
-  correlationId: string;
+  correlationId!: string;
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Only on validation failures.' }) errors?: FieldErrorDto[];
 }
 
 /** The error body of the fiscal routes (/api/v1/admin/fiscal/*). */
 export class FiscalErrorDto {
-  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'validacion' }) error: string;
-  @ApiProperty({ example: 'porcentaje debe ser un número JSON entre 0 y 100 con hasta 2 decimales' }) message: string;
+  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'validacion' }) error!: string;
+  @ApiProperty({ example: 'porcentaje debe ser un número JSON entre 0 y 100 con hasta 2 decimales' }) message!: string;
 }
 
 const DEFAULT_DESCRIPTIONS: Record<number, string> = {

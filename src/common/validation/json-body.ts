@@ -98,6 +98,8 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
       done(new ValidationFailedError([problem], 'El cuerpo de la solicitud excede los límites de forma'), undefined);
       return;
     }
-    parseJson(request, text, done);
+    // Fastify's default JSON parser is synchronous and answers through `done`; its declared type is
+    // the union of callback and promise parsers, so there is no promise to wait for here.
+    void parseJson(request, text, done);
   });
 }

@@ -5,17 +5,19 @@ import { ApiExtension } from '@nestjs/swagger';
  * A resource whose changes accept `If-Match`: where its row version lives and how to read the
  * representation its single-resource GET answers (whose digest is the ETag).
  */
-export interface VersionedResource<S = any, K = any> {
+// `parse` and `read` are declared as methods so a resource of a concrete service and key type is
+// also a `VersionedResource` (unknown service and key) where the interceptor handles any of them.
+export interface VersionedResource<S = unknown, K = unknown> {
   /** the table with the `version` column the change's UPDATE compares */
   table: string;
   /** the key column of that table, and the route parameter that carries it */
   column: string;
   param: string;
   /** the key from the raw path segment; undefined when malformed (the route's own pipe answers 400) */
-  parse: (raw: string) => K | undefined;
+  parse(raw: string): K | undefined;
   /** the service whose `read` gives the current representation */
   service: Type<S>;
-  read: (service: S, key: K) => Promise<object>;
+  read(service: S, key: K): Promise<object>;
 }
 
 const MAX_ID = 2_147_483_647;

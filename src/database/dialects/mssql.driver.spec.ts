@@ -32,7 +32,8 @@ const settings = (url: string): ConnectionSettings => ({
   connectTimeoutMs: 5000,
   applicationName: 'spec',
 });
-const options = (url: string) => new MssqlDialect().dataSourceOptions(settings(url)) as unknown as Record<string, any>;
+const options = (url: string) =>
+  new MssqlDialect().dataSourceOptions(settings(url)) as unknown as Record<string, unknown> & { options: Record<string, unknown> };
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 const dialect = new MssqlDialect();
 

@@ -23,28 +23,28 @@ export class IngresosBrutosBodyDto {
     description: 'One of `GET /api/v1/admin/fiscal/provincias`; one active entry per provincia.',
   })
   @IsIn(PROVINCIA_CODIGOS, { message: 'provincia debe ser un código de GET /api/v1/admin/fiscal/provincias' })
-  provincia: Provincia;
+  provincia!: Provincia;
 
   @ApiProperty({ example: 'Ingresos brutos Salta, actividad general', maxLength: 200 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  descripcion: string;
+  descripcion!: string;
 
   @ApiProperty(ALICUOTA_DOC)
   @IsRawDecimal(ALICUOTA)
-  alicuota: number;
+  alicuota!: number;
 }
 
 export class IngresosBrutosDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ enum: PROVINCIA_CODIGOS, enumName: 'Provincia', example: 'SALTA' }) provincia: Provincia;
-  @ApiProperty({ example: 'Ingresos brutos Salta, actividad general' }) descripcion: string;
-  @ApiProperty({ example: 3.5 }) alicuota: number;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ enum: PROVINCIA_CODIGOS, enumName: 'Provincia', example: 'SALTA' }) provincia!: Provincia;
+  @ApiProperty({ example: 'Ingresos brutos Salta, actividad general' }) descripcion!: string;
+  @ApiProperty({ example: 3.5 }) alicuota!: number;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: IngresosBrutosEntity): IngresosBrutosDto {
     return {
@@ -60,6 +60,6 @@ export class IngresosBrutosDto {
 }
 
 export class ProvinciaDto {
-  @ApiProperty({ example: 'SALTA' }) codigo: string;
-  @ApiProperty({ example: 'Salta' }) nombre: string;
+  @ApiProperty({ example: 'SALTA' }) codigo!: string;
+  @ApiProperty({ example: 'Salta' }) nombre!: string;
 }

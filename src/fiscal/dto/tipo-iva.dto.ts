@@ -19,18 +19,18 @@ export class CreateTipoIvaDto {
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
-  codigo: number;
+  codigo!: number;
 
   @ApiProperty({ example: 'IVA 21%', maxLength: 200 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  descripcion: string;
+  descripcion!: string;
 
   @ApiProperty(PORCENTAJE_DOC)
   @IsRawDecimal(PORCENTAJE)
-  porcentaje: number;
+  porcentaje!: number;
 }
 
 export class UpdateTipoIvaDto {
@@ -39,11 +39,11 @@ export class UpdateTipoIvaDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  descripcion: string;
+  descripcion!: string;
 
   @ApiProperty(PORCENTAJE_DOC)
   @IsRawDecimal(PORCENTAJE)
-  porcentaje: number;
+  porcentaje!: number;
 
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
@@ -51,13 +51,13 @@ export class UpdateTipoIvaDto {
 }
 
 export class TipoIvaDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 5 }) codigo: number;
-  @ApiProperty({ example: 'IVA 21%' }) descripcion: string;
-  @ApiProperty({ example: 21 }) porcentaje: number;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ example: 5 }) codigo!: number;
+  @ApiProperty({ example: 'IVA 21%' }) descripcion!: string;
+  @ApiProperty({ example: 21 }) porcentaje!: number;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: TipoIvaEntity): TipoIvaDto {
     return {

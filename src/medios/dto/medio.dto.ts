@@ -9,14 +9,14 @@ export class CreateMedioDto {
   @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
   @IsString()
   @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
-  codigo: string;
+  codigo!: string;
 
   @ApiProperty({ example: 'Diario del Norte', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 }
 
 export class UpdateMedioDto {
@@ -25,7 +25,7 @@ export class UpdateMedioDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
@@ -47,12 +47,12 @@ export class MediosQueryDto {
 }
 
 export class MedioDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 'DIARIO_NORTE' }) codigo: string;
-  @ApiProperty({ example: 'Diario del Norte' }) nombre: string;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ example: 'DIARIO_NORTE' }) codigo!: string;
+  @ApiProperty({ example: 'Diario del Norte' }) nombre!: string;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: Omit<MedioEntity, 'version'>): MedioDto {
     return {

@@ -12,7 +12,7 @@ export class CreateSeccionDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  medioId: number;
+  medioId!: number;
 
   @ApiProperty({
     example: 'CLASIF',
@@ -21,18 +21,18 @@ export class CreateSeccionDto {
   })
   @IsString()
   @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
-  codigo: string;
+  codigo!: string;
 
   @ApiProperty({ example: 'Clasificados', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
   @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
-  tipo: TipoSeccion;
+  tipo!: TipoSeccion;
 }
 
 export class UpdateSeccionDto {
@@ -41,11 +41,11 @@ export class UpdateSeccionDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
   @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
-  tipo: TipoSeccion;
+  tipo!: TipoSeccion;
 
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
@@ -73,14 +73,14 @@ export class SeccionesQueryDto {
 }
 
 export class SeccionDto {
-  @ApiProperty({ example: 7 }) id: number;
-  @ApiProperty({ example: 1 }) medioId: number;
-  @ApiProperty({ example: 'CLASIF' }) codigo: string;
-  @ApiProperty({ example: 'Clasificados' }) nombre: string;
-  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' }) tipo: TipoSeccion;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 7 }) id!: number;
+  @ApiProperty({ example: 1 }) medioId!: number;
+  @ApiProperty({ example: 'CLASIF' }) codigo!: string;
+  @ApiProperty({ example: 'Clasificados' }) nombre!: string;
+  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' }) tipo!: TipoSeccion;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: SeccionEntity): SeccionDto {
     return {

@@ -5,30 +5,30 @@ import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
 @Entity({ name: 'puntos_de_venta' })
 export class PuntoDeVentaEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
-  id: number;
+  id!: number;
 
   @Column({ name: 'medio_id', type: 'int' })
-  medioId: number;
+  medioId!: number;
 
   @Column({ name: 'numero_afip', type: 'int' })
-  numeroAFIP: number;
+  numeroAFIP!: number;
 
   @Column({ type: 'varchar' })
-  nombre: string;
+  nombre!: string;
 
   @Column({ type: 'varchar' })
-  domicilio: string;
+  domicilio!: string;
 
   @Column({ type: BOOLEAN })
-  activo: boolean;
+  activo!: boolean;
 
   @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt: Date;
+  createdAt!: Date;
 
   @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt: Date;
+  updatedAt!: Date;
 
   /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
   @VersionColumn({ type: 'int' })
-  version: number;
+  version!: number;
 }

@@ -15,14 +15,14 @@ export class CreateRoleDto {
   @IsString()
   @MaxLength(ROLE_CODE_MAX_LENGTH)
   @Matches(ROLE_CODE_PATTERN, { message: 'codigo debe cumplir ^[a-z][a-z0-9_]*$' })
-  codigo: string;
+  codigo!: string;
 
   @ApiProperty({ example: 'Cobranzas', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, default: '' })
   @IsOptional()
@@ -38,7 +38,7 @@ export class UpdateRoleDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, description: 'Kept as it is when absent.' })
   @IsOptional()
@@ -67,10 +67,10 @@ export class RolesQueryDto {
 }
 
 export class RolDto {
-  @ApiProperty({ example: 'supervisor' }) codigo: string;
-  @ApiProperty({ example: 'Supervisor' }) nombre: string;
-  @ApiProperty({ example: 'Supervisión de medios, puntos de venta y catálogo' }) descripcion: string;
-  @ApiProperty() activo: boolean;
+  @ApiProperty({ example: 'supervisor' }) codigo!: string;
+  @ApiProperty({ example: 'Supervisor' }) nombre!: string;
+  @ApiProperty({ example: 'Supervisión de medios, puntos de venta y catálogo' }) descripcion!: string;
+  @ApiProperty() activo!: boolean;
 
   static of(r: Pick<RoleEntity, 'codigo' | 'nombre' | 'descripcion' | 'activo'>): RolDto {
     return { codigo: r.codigo, nombre: r.nombre, descripcion: r.descripcion, activo: Boolean(r.activo) };
@@ -86,11 +86,11 @@ export class ReplaceRolePermissionsDto {
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
-  permisos: string[];
+  permisos!: string[];
 }
 
 export class RolePermissionsDto {
-  @ApiProperty({ example: 'supervisor' }) codigo: string;
+  @ApiProperty({ example: 'supervisor' }) codigo!: string;
   @ApiProperty({ type: [String], example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'], description: 'Sorted.' })
-  permisos: string[];
+  permisos!: string[];
 }

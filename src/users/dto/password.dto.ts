@@ -5,7 +5,7 @@ export class ChangeOwnPasswordDto {
   @ApiProperty({ format: 'password', description: 'The current password (400 `password_actual_incorrecto` when wrong).' })
   @IsString()
   @IsNotEmpty()
-  currentPassword: string;
+  currentPassword!: string;
 
   @ApiProperty({
     format: 'password',
@@ -13,10 +13,10 @@ export class ChangeOwnPasswordDto {
       'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.',
   })
   @IsString()
-  newPassword: string;
+  newPassword!: string;
 }
 
 export class TemporaryPasswordDto {
   @ApiProperty({ example: 'q7RkT2mVx9PfaB3n', description: 'Shown once: it is stored only as a bcrypt hash and never audited or logged.' })
-  temporaryPassword: string;
+  temporaryPassword!: string;
 }

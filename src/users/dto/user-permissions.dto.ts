@@ -10,7 +10,7 @@ export class UpdateOverridesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
-  granted: string[];
+  granted!: string[];
 
   @ApiProperty({
     type: [String],
@@ -20,16 +20,16 @@ export class UpdateOverridesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
-  denied: string[];
+  denied!: string[];
 }
 
 /** A user's permission view; every array sorted. */
 export class UserPermissionsDto {
-  @ApiProperty({ example: 7 }) userId: number;
-  @ApiProperty({ example: 'juan.perez' }) username: string;
-  @ApiProperty({ example: 'supervisor' }) rol: string;
-  @ApiProperty({ type: [String], description: "The role's permissions (none while the role is inactive)." }) rolPermisos: string[];
-  @ApiProperty({ type: [String] }) granted: string[];
-  @ApiProperty({ type: [String] }) denied: string[];
-  @ApiProperty({ type: [String], description: '(rolPermisos ∪ granted) − denied: a deny always wins.' }) efectivos: string[];
+  @ApiProperty({ example: 7 }) userId!: number;
+  @ApiProperty({ example: 'juan.perez' }) username!: string;
+  @ApiProperty({ example: 'supervisor' }) rol!: string;
+  @ApiProperty({ type: [String], description: "The role's permissions (none while the role is inactive)." }) rolPermisos!: string[];
+  @ApiProperty({ type: [String] }) granted!: string[];
+  @ApiProperty({ type: [String] }) denied!: string[];
+  @ApiProperty({ type: [String], description: '(rolPermisos ∪ granted) − denied: a deny always wins.' }) efectivos!: string[];
 }

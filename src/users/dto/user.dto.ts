@@ -23,27 +23,27 @@ export class UserProfileDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ example: 'Pérez', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  apellido: string;
+  apellido!: string;
 
   @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })
   @Trim()
   @IsString()
   @MaxLength(254)
   @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
-  email: string;
+  email!: string;
 
   @ApiProperty(ROL)
   @IsString()
   @MaxLength(ROLE_CODE_MAX_LENGTH)
   @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
-  rol: string;
+  rol!: string;
 }
 
 export class CreateUserDto extends UserProfileDto {
@@ -54,7 +54,7 @@ export class CreateUserDto extends UserProfileDto {
   })
   @IsString()
   @Matches(USERNAME_PATTERN, { message: 'username debe tener de 3 a 50 caracteres de [A-Za-z0-9._-]' })
-  username: string;
+  username!: string;
 
   @ApiProperty({
     example: 'Cambiar-esta-clave-1',
@@ -63,7 +63,7 @@ export class CreateUserDto extends UserProfileDto {
       'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
   })
   @IsString()
-  password: string;
+  password!: string;
 }
 
 /** PUT replaces the editable fields; `username` is immutable (400 `campo_inmutable`). */
@@ -102,17 +102,17 @@ export class UsersQueryDto extends PageQueryDto {
 
 /** A user as the API shows it: never a password or a hash. */
 export class UsuarioDto {
-  @ApiProperty({ example: 7 }) id: number;
-  @ApiProperty({ example: 'juan.perez' }) username: string;
-  @ApiProperty({ example: 'Juan' }) nombre: string;
-  @ApiProperty({ example: 'Pérez' }) apellido: string;
-  @ApiProperty({ example: 'juan.perez@example.com' }) email: string;
-  @ApiProperty({ example: 'supervisor', description: 'Role code.' }) rol: string;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ description: 'Informational: the frontend asks for a new password; the service restricts nothing.' }) mustChangePassword: boolean;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last sign-in.' }) ultimoLogin: string | null;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 7 }) id!: number;
+  @ApiProperty({ example: 'juan.perez' }) username!: string;
+  @ApiProperty({ example: 'Juan' }) nombre!: string;
+  @ApiProperty({ example: 'Pérez' }) apellido!: string;
+  @ApiProperty({ example: 'juan.perez@example.com' }) email!: string;
+  @ApiProperty({ example: 'supervisor', description: 'Role code.' }) rol!: string;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ description: 'Informational: the frontend asks for a new password; the service restricts nothing.' }) mustChangePassword!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last sign-in.' }) ultimoLogin!: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(u: Omit<UserEntity, 'passwordHash' | 'permissionOverrides' | 'roleId' | 'version'>, rol: string): UsuarioDto {
     return {

@@ -12,7 +12,7 @@ export class AddPriceDto {
       'Exactly `yyyy-MM-dd`, a real date, on or after today in America/Argentina/Buenos_Aires (else 400) and strictly after every existing date of the product (else 409 `precio_no_posterior`).',
   })
   @IsCalendarDate()
-  fechaVigencia: string;
+  fechaVigencia!: string;
 
   @ApiProperty({
     example: 1500.5,
@@ -21,7 +21,7 @@ export class AddPriceDto {
     description: 'A JSON number > 0 with at most 2 decimals (a string is 400); stored as an exact decimal.',
   })
   @IsMonto()
-  monto: number;
+  monto!: number;
 }
 
 export class VigenteQueryDto {
@@ -37,14 +37,14 @@ export class VigenteQueryDto {
 }
 
 export class AddPriceResponseDto {
-  @ApiProperty({ example: 31 }) id: number;
-  @ApiProperty({ example: 7 }) productId: number;
-  @ApiProperty({ example: '2026-07-01', type: String, format: 'date' }) fechaVigencia: string;
-  @ApiProperty({ example: 1500.5 }) monto: number;
+  @ApiProperty({ example: 31 }) id!: number;
+  @ApiProperty({ example: 7 }) productId!: number;
+  @ApiProperty({ example: '2026-07-01', type: String, format: 'date' }) fechaVigencia!: string;
+  @ApiProperty({ example: 1500.5 }) monto!: number;
 }
 
 export class PriceDto extends AddPriceResponseDto {
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
 
   static of(e: ProductPriceEntity): PriceDto {
     return { id: e.id, productId: e.productId, fechaVigencia: e.fechaVigencia, monto: e.monto, createdAt: e.createdAt.toISOString() };

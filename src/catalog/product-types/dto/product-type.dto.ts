@@ -15,14 +15,14 @@ export class CreateProductTypeDto {
   })
   @IsString()
   @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
-  codigo: string;
+  codigo!: string;
 
   @ApiProperty({ example: 'Aviso clasificado', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, default: '' })
   @IsOptional()
@@ -38,7 +38,7 @@ export class UpdateProductTypeDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, description: 'Unchanged when absent.' })
   @IsOptional()
@@ -74,13 +74,13 @@ export class ProductTypesQueryDto extends PageQueryDto {
 }
 
 export class ProductTypeDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 'AVISO_CLASIF' }) codigo: string;
-  @ApiProperty({ example: 'Aviso clasificado' }) nombre: string;
-  @ApiProperty({ example: 'Avisos de texto por palabra' }) descripcion: string;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ example: 'AVISO_CLASIF' }) codigo!: string;
+  @ApiProperty({ example: 'Aviso clasificado' }) nombre!: string;
+  @ApiProperty({ example: 'Avisos de texto por palabra' }) descripcion!: string;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: ProductTypeEntity): ProductTypeDto {
     return {

@@ -14,19 +14,19 @@ export class ProductFieldsDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ example: 4, description: 'An existing (404) and active (409 `rubro_inactivo`) rubro.' })
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  rubroId: number;
+  rubroId!: number;
 
   @ApiProperty({ example: 1, description: 'An existing (404) and active (409 `tipo_producto_inactivo`) product type.' })
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  productTypeId: number;
+  productTypeId!: number;
 }
 
 export class CreateProductDto extends ProductFieldsDto {
@@ -37,7 +37,7 @@ export class CreateProductDto extends ProductFieldsDto {
   })
   @IsString()
   @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
-  codigo: string;
+  codigo!: string;
 }
 
 export class UpdateProductDto extends ProductFieldsDto {
@@ -84,14 +84,14 @@ export class ProductsQueryDto extends PageQueryDto {
 }
 
 export class ProductDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 'CLASIF_AUTOS' }) codigo: string;
-  @ApiProperty({ example: 'Clasificado de automotores' }) nombre: string;
-  @ApiProperty({ example: 4 }) rubroId: number;
-  @ApiProperty({ example: 1 }) productTypeId: number;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ example: 'CLASIF_AUTOS' }) codigo!: string;
+  @ApiProperty({ example: 'Clasificado de automotores' }) nombre!: string;
+  @ApiProperty({ example: 4 }) rubroId!: number;
+  @ApiProperty({ example: 1 }) productTypeId!: number;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: ProductEntity): ProductDto {
     return {

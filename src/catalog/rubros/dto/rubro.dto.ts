@@ -14,7 +14,7 @@ export class CreateRubroDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiPropertyOptional({ type: Number, nullable: true, example: 3, description: 'The parent rubro; null or absent for a root.' })
   @IsOptional()
@@ -34,7 +34,7 @@ export class UpdateRubroDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 }
 
 export class MoveRubroDto {
@@ -48,7 +48,7 @@ export class MoveRubroDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  parentId: number | null;
+  parentId!: number | null;
 }
 
 export class RubroTreeQueryDto {
@@ -60,13 +60,13 @@ export class RubroTreeQueryDto {
 }
 
 export class RubroDto {
-  @ApiProperty({ example: 12 }) id: number;
-  @ApiProperty({ example: 'Automotores' }) nombre: string;
-  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null for a root' }) parentId: number | null;
-  @ApiProperty() activo: boolean;
+  @ApiProperty({ example: 12 }) id!: number;
+  @ApiProperty({ example: 'Automotores' }) nombre!: string;
+  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'null for a root' }) parentId!: number | null;
+  @ApiProperty() activo!: boolean;
   @ApiProperty({ description: 'A row of `avisos` references the rubro: it is a leaf (no children may be added or moved under it).' })
-  tieneAvisos: boolean;
-  @ApiProperty({ example: 2, description: 'Level in the tree; roots are 1, at most RUBROS_MAX_DEPTH (10).' }) nivel: number;
+  tieneAvisos!: boolean;
+  @ApiProperty({ example: 2, description: 'Level in the tree; roots are 1, at most RUBROS_MAX_DEPTH (10).' }) nivel!: number;
 
   static of(row: RubroTreeRow): RubroDto {
     return { id: row.id, nombre: row.nombre, parentId: row.parentId, activo: row.activo, tieneAvisos: row.tieneAvisos, nivel: row.nivel };
@@ -75,5 +75,5 @@ export class RubroDto {
 
 /** Documents the tree's nodes; the service answers `buildRubroTree`'s nodes, which have this shape. */
 export class RubroTreeNodeDto extends RubroDto {
-  @ApiProperty({ type: () => [RubroTreeNodeDto], description: 'Children, ordered by nombre.' }) hijos: RubroTreeNodeDto[];
+  @ApiProperty({ type: () => [RubroTreeNodeDto], description: 'Children, ordered by nombre.' }) hijos!: RubroTreeNodeDto[];
 }

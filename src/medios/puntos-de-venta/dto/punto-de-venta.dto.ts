@@ -15,21 +15,21 @@ export class PuntoDeVentaFieldsDto {
   @IsInt()
   @Min(1)
   @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  numeroAFIP!: number;
 
   @ApiProperty({ example: 'Casa central', maxLength: 100 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  nombre: string;
+  nombre!: string;
 
   @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
   @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  domicilio: string;
+  domicilio!: string;
 }
 
 export class CreatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
@@ -37,7 +37,7 @@ export class CreatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  medioId: number;
+  medioId!: number;
 }
 
 export class UpdatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
@@ -74,25 +74,25 @@ export class PuntoDeVentaLookupDto {
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
-  medioId: number;
+  medioId!: number;
 
   @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX })
   @ToInt()
   @IsInt()
   @Min(1)
   @Max(NUMERO_AFIP_MAX)
-  numeroAFIP: number;
+  numeroAFIP!: number;
 }
 
 export class PuntoDeVentaDto {
-  @ApiProperty({ example: 12 }) id: number;
-  @ApiProperty({ example: 1 }) medioId: number;
-  @ApiProperty({ example: 3 }) numeroAFIP: number;
-  @ApiProperty({ example: 'Casa central' }) nombre: string;
-  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta' }) domicilio: string;
-  @ApiProperty() activo: boolean;
-  @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
-  @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ example: 12 }) id!: number;
+  @ApiProperty({ example: 1 }) medioId!: number;
+  @ApiProperty({ example: 3 }) numeroAFIP!: number;
+  @ApiProperty({ example: 'Casa central' }) nombre!: string;
+  @ApiProperty({ example: 'Av. Siempre Viva 742, Salta' }) domicilio!: string;
+  @ApiProperty() activo!: boolean;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: PuntoDeVentaEntity): PuntoDeVentaDto {
     return {
