@@ -50,7 +50,8 @@ COPY package.json ./
 RUN mkdir -p /var/lib/medios && chown node:node /var/lib/medios
 # `node` (uid 1000) is the unprivileged user of the official Node images
 USER node
-EXPOSE 3000
+# 3000: the API; 9464: Prometheus /metrics (METRICS_PORT), for the monitoring only
+EXPOSE 3000 9464
 # /health/live: the process serves requests. No curl in slim images: Node's own fetch.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health/live`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

@@ -12,7 +12,8 @@
 //   --rows N           audit rows of the "large" audit scenario (default 1000000; 10000000 works)
 //   --rounds N         A/B rounds per hot scenario (default 3, minimum 3)
 //   --seconds N        seconds per round (default 8)
-//   --only a,b         run only some scenarios: startup, read, storm, audit, mutation, tree
+//   --only a,b         run only some scenarios: startup, read, storm, audit, mutation, tree, seal
+//   --seal-events N    sealed events the seal scenario verifies (default 1000000; --quick 100000)
 //   --profile          start service and baseline with --cpu-prof (profiles in bench/.data/profiles)
 //   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
 //                      experiments on a patched copy of dist/)
@@ -34,6 +35,7 @@ import { cpuAccount, cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, s
 import { renderReport, writeReport } from './lib/report.mjs';
 import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
 import { seedRubroTree } from './lib/rubros.mjs';
+import { sealTools } from './lib/seal.mjs';
 import { median, summarize } from './lib/stats.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -55,6 +57,7 @@ const { values: flags } = parseArgs({
     'keep-db': { type: 'boolean', default: false },
     'node-flags': { type: 'string' },
     'wait-quiet': { type: 'string' },
+    'seal-events': { type: 'string' },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
   },
@@ -69,6 +72,7 @@ const cfg = {
   auditSeconds: quick ? 2 : 3,
   smallRows: 10_000,
   largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),
+  sealEvents: Number(flags['seal-events'] ?? (quick ? 100_000 : 1_000_000)),
   deepPages: 200,
   stormRounds: quick ? 1 : 3,
   stormReadRate: 100,
@@ -337,6 +341,12 @@ try {
       );
     }
     noteRss('tree');
+  }
+
+  if (want('seal')) {
+    if (!facts.medios) check('Audit seals', 'verification', 'not run: POST /api/v1/admin/medios answers 404', '—', undefined);
+    else await scenarioSeal(admin, dbUrl);
+    noteRss('seal');
   }
 
   // ------------------------------------------------------------------ process
@@ -611,6 +621,94 @@ async function abRounds(name, optionsFor) {
         })
         .join('\n'),
   };
+}
+
+/**
+ * Tamper evidence: (1) the verification of `sealEvents` sealed audit events (every row rehashed,
+ * every seal's digest and signature checked), timed in the bench process with the service's own
+ * code; (2) the audited create under load with the seal job running (every second, far more often
+ * than its 5-minute schedule) against the same service without it, in alternating rounds.
+ */
+async function scenarioSeal(admin, dbUrl) {
+  const tools = await sealTools(MAIN, dbUrl, path.join(DATA, 'service'));
+  try {
+    const n = cfg.sealEvents;
+    const label = `Audit seals: verification of ${n.toLocaleString('en-US')} sealed events`;
+    const users = (await db.query(`SELECT id FROM users ORDER BY id LIMIT 4`)).rows.map((r) => r.id);
+    await seedAudit(db, { rows: n, actorIds: users, log });
+    let t = performance.now();
+    await tools.backfill('audit_events');
+    const hashMs = performance.now() - t;
+    t = performance.now();
+    const sealed = await tools.seal('audit_events');
+    const sealMs = performance.now() - t;
+    log(
+      `sealed ${sealed.covered} events in ${sealed.seals} seals (${fmt(sealMs / 1000, 1)} s; hashing the seeded rows took ${fmt(hashMs / 1000, 1)} s)`,
+    );
+    t = performance.now();
+    const report = await tools.verify(['audit_events']);
+    const verifySeconds = (performance.now() - t) / 1000;
+    const store = report.stores[0];
+    log(`verified ${store.events} events, ${store.seals} seals in ${fmt(verifySeconds, 1)} s: ${report.intact ? 'intact' : 'NOT intact'}`);
+    check(
+      label,
+      'seconds (rehash every row, every seal digest and signature)',
+      `${fmt(verifySeconds, 1)} s (${fmt(store.events / verifySeconds / 1000, 0)} thousand events/s, ${report.intact ? 'intact' : 'NOT INTACT'})`,
+      '≤ 60 s and intact',
+      verifySeconds <= 60 && report.intact && store.events === n,
+    );
+    details.push(
+      `**${label}**: seeded set-based, hashed in ${fmt(hashMs / 1000, 1)} s, sealed into ${sealed.seals} seals in ${fmt(sealMs / 1000, 1)} s; verification read and rehashed ${store.events.toLocaleString('en-US')} events in ${fmt(verifySeconds, 2)} s.`,
+    );
+
+    const mutation = 'Audited create `POST /api/v1/admin/medios` with the seal job running every second vs not, 50 connections';
+    const token = await login(service.url, admin);
+    const load = (prefix, duration) =>
+      runLoad(LOAD, {
+        url: `${service.url}/api/v1/admin/medios`,
+        method: 'POST',
+        headers: auth(token),
+        connections: 50,
+        mutation: { prefix },
+        duration,
+      });
+    await load('SW_', cfg.warmup);
+    const runs = { without: [], with: [] };
+    for (let round = 1; round <= cfg.rounds; round++) {
+      runs.without.push(await load(`SN${round}_`, cfg.seconds));
+      let sealing = true;
+      let seals = 0;
+      const loop = (async () => {
+        while (sealing) {
+          const r = await tools.seal('audit_events');
+          seals += r.seals;
+          await sleep(1000);
+        }
+      })();
+      runs.with.push(await load(`SY${round}_`, cfg.seconds));
+      sealing = false;
+      await loop;
+      log(
+        `seal round ${round}: ${fmt(runs.without.at(-1).rps, 0)} req/s without sealing, ${fmt(runs.with.at(-1).rps, 0)} with (${seals} seals written)`,
+      );
+    }
+    const ratio = median(runs.with.map((w, i) => w.rps / runs.without[i].rps));
+    check(
+      mutation,
+      'throughput, with ÷ without sealing',
+      `${fmt(ratio, 2)}× (${fmt(median(runs.with.map((r) => r.rps)), 0)} vs ${fmt(median(runs.without.map((r) => r.rps)), 0)} req/s)`,
+      '≥ 0.9×',
+      ratio >= 0.9,
+    );
+    details.push(
+      `**${mutation}** (${cfg.rounds} rounds of ${cfg.seconds} s, alternating): ` +
+        runs.with.map((w, i) => `round ${i + 1}: ${fmt(runs.without[i].rps, 0)} → ${fmt(w.rps, 0)} req/s`).join('; ') +
+        '. After the rounds: ' +
+        ((await tools.verify(['audit_events'])).intact ? 'the trail verifies intact.' : 'the trail does NOT verify.'),
+    );
+  } finally {
+    await tools.close();
+  }
 }
 
 // ====================================================================================== plumbing

@@ -9,6 +9,8 @@ import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
+import { AppMetrics } from './observability/metrics.js';
+import { registerRequestTelemetry } from './observability/request-telemetry.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -17,7 +19,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
  * tests drive it with `app.inject`. Everything an answer carries — the correlation id, the error
  * model, security headers — is set up here so both see the same service.
  */
-export async function createApp(options: AppModuleOptions): Promise<NestFastifyApplication> {
+export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { metrics?: AppMetrics }): Promise<NestFastifyApplication> {
+  const metrics = options.metrics ?? new AppMetrics();
   const fallbackLogger = new NestLogger('Http');
   const security = securityHeaders();
   const adapter = new FastifyAdapter({
@@ -45,8 +48,9 @@ export async function createApp(options: AppModuleOptions): Promise<NestFastifyA
     reply.header('x-correlation-id', request.id);
     done();
   });
+  registerRequestTelemetry(adapter.getInstance(), metrics);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });

@@ -14,12 +14,16 @@ import { FiscalModule } from './fiscal/fiscal.module.js';
 import type { DatabaseRuntime } from './database/database-runtime.js';
 import { HealthModule } from './health/health.module.js';
 import { MediosModule } from './medios/medios.module.js';
+import type { AppMetrics } from './observability/metrics.js';
+import { MetricsModule } from './observability/metrics.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
   database: DatabaseRuntime;
+  /** the application's Prometheus metrics (app.factory.ts makes them; its request hook records into them) */
+  metrics: AppMetrics;
   /** replaces the system clock (tests) */
   clock?: Clock;
   /** extra modules mounted beside the application's (tests mount probe routes, e.g. to exercise the guard) */
@@ -34,6 +38,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(options.config),
         LoggerModule.forRoot(pinoOptions(options.config)),
+        MetricsModule.forRoot(options.metrics),
         DatabaseModule.forRoot(options.database),
         CommonModule.forRoot({ clock: options.clock }),
         AuditModule,

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory.js';
 import { AppModule } from './app.module.js';
+import { AuditSealService } from './audit/integrity/audit-seal.service.js';
+import { auditVerifyCommand, AuditVerifyUsageError, parseAuditVerifyArgs } from './audit/integrity/audit-verify.command.js';
 import { IntegrityCheckService } from './audit/maintenance/integrity-check.service.js';
 import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenance/maintenance-job.runner.js';
 import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
@@ -14,6 +16,7 @@ import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
 import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import { AppMetrics } from './observability/metrics.js';
 import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
 /**
@@ -27,7 +30,13 @@ const USAGE = `usage: node dist/src/cli.js <command>
   job <name>                   run one maintenance job now and print its result (npm run job -- <name>)
                                  partition-manager   monthly partitions of both event stores through the 3rd month ahead
                                  retention           audit rows > 10 years, security rows > 5 years, expired history
-                                 integrity-check     versioning and partitions; system.integrity_alert on a failure
+                                 integrity-check     versioning, partitions and audit:verify; system.integrity_alert on a failure
+                                 audit-seal          seal what both event stores committed since the last seal
+  audit:verify [--store audit_events|security_events] [--from <ISO instant>] [--to <ISO instant>] [--public-key <file>] [--json]
+                               recompute every row hash and seal, check signatures and the seal chain; a report naming
+                               each modified, deleted, inserted or re-ordered event; exit 0 only when intact, 2 otherwise.
+                               Read-only; --public-key (PEM or the JWKS of /.well-known/audit-keys.json) replaces the
+                               configured keys, so an auditor needs only a database (export) and the public key
   openapi [--out <file>]       write the OpenAPI document (default: openapi.json at the repository root)
   admin:reset-password <user>  give a user a temporary password, printed once (audited with actor "system")
 
@@ -37,6 +46,7 @@ const JOBS: Record<MaintenanceJobName, (app: INestApplicationContext) => Promise
   'partition-manager': (app) => app.get(PartitionManagerService).run(),
   retention: (app) => app.get(RetentionService).run(),
   'integrity-check': (app) => app.get(IntegrityCheckService).run(),
+  'audit-seal': (app) => app.get(AuditSealService).run(),
 };
 
 const EXIT_FOR_STATUS: Record<JobStatus, number> = { ok: 0, failed: 1, alert: 2, busy: 75 };
@@ -65,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
       return writeOpenApi(args);
     case 'admin:reset-password':
       return resetPassword(args);
+    case 'audit:verify':
+      return auditVerify(args);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
@@ -80,10 +92,11 @@ async function runJob(args: string[]): Promise<number> {
   });
 }
 
-/** The application without HTTP and without the scheduler, for one operator command. */
+/** The application without HTTP, the scheduler or the metrics listener, for one operator command. */
 async function withApplicationContext(work: (app: INestApplicationContext) => Promise<number>): Promise<number> {
   return withDatabase(async (config, database) => {
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot({ config: { ...config, jobsEnabled: false }, database }), {
+    const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics() };
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot(options), {
       bufferLogs: true,
       abortOnError: false,
     });
@@ -115,6 +128,11 @@ async function resetPassword(args: string[]): Promise<number> {
   });
 }
 
+async function auditVerify(args: string[]): Promise<number> {
+  parseAuditVerifyArgs(args); // usage errors before any database is started
+  return withDatabase((config, database) => auditVerifyCommand(args, config, database, (text) => process.stdout.write(text)));
+}
+
 async function writeOpenApi(args: string[]): Promise<number> {
   let out = join(repositoryRoot(), 'openapi.json');
   if (args.length) {
@@ -122,7 +140,7 @@ async function writeOpenApi(args: string[]): Promise<number> {
     out = resolve(args[1]);
   }
   return withDatabase(async (config, database) => {
-    const app = await createApp({ config: { ...config, jobsEnabled: false }, database });
+    const app = await createApp({ config: { ...config, jobsEnabled: false, metricsPort: 0 }, database });
     try {
       writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
       progress(`OpenAPI document written to ${out}`);
@@ -160,7 +178,7 @@ function repositoryRoot(): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof AuditVerifyUsageError) {
       process.stderr.write(`${err.message}\n\n${USAGE}\n`);
       process.exit(64);
     }

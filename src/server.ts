@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.factory.js';
 import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { resolveDatabase } from './database/database-runtime.js';
+import { stopTracing } from './observability/tracing.js';
 
 /** after SHUTDOWN_TIMEOUT_MS, how long the rest of the shutdown may take before the process exits 1 */
 const HARD_EXIT_GRACE_MS = 5000;
@@ -69,6 +70,11 @@ async function main(): Promise<void> {
     } catch (err) {
       status = 1;
       log(`error while stopping the embedded database: ${err instanceof Error ? err.message : String(err)}`, 50);
+    }
+    try {
+      await stopTracing(); // sends the spans still buffered
+    } catch (err) {
+      log(`error while flushing traces: ${err instanceof Error ? err.message : String(err)}`, 40);
     }
     clearTimeout(cut);
     log(`shutdown complete (${signal})`);

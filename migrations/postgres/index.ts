@@ -5,6 +5,7 @@ import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
 import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
+import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
@@ -16,5 +17,6 @@ export const POSTGRES_MIGRATIONS = [
   AuditRead1763712500000,
   AppendOnly1763712600000,
   RowVersions1763712900000,
+  AuditSeals1763713000000,
   CodeCollation1763713100000,
 ];

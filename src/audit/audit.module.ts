@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { hkdfSync } from 'node:crypto';
 import { JwtKeys } from '../auth/jwt-keys.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { AuditCursorCodec } from './audit-cursor.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 import { AuditEventsController } from './audit-events.controller.js';
@@ -10,6 +11,11 @@ import { AuditEventsRepository } from './audit-events.repository.js';
 import { AuditEventsService } from './audit-events.service.js';
 import { AuditService } from './audit.service.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
+import { AuditIntegrityController } from './integrity/audit-integrity.controller.js';
+import { AuditIntegrityService } from './integrity/audit-integrity.service.js';
+import { AUDIT_SEAL_OPTIONS, AuditSealService, DEFAULT_AUDIT_SEAL_OPTIONS } from './integrity/audit-seal.service.js';
+import { AuditSealsRepository } from './integrity/audit-seals.repository.js';
+import { AuditSigningKeys } from './integrity/audit-signing-keys.js';
 import { AuditStorageInspector } from './maintenance/audit-storage.inspector.js';
 import { IntegrityCheckService } from './maintenance/integrity-check.service.js';
 import { MaintenanceJobRunner } from './maintenance/maintenance-job.runner.js';
@@ -27,7 +33,7 @@ import { SecurityEventsService } from './security-events.service.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEventEntity, SecurityEventEntity])],
-  controllers: [AuditEventsController],
+  controllers: [AuditEventsController, AuditIntegrityController],
   providers: [
     { provide: METADATA_SANITIZER, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new MetadataSanitizer(config.auditSanitizeKeys) },
     AuditService,
@@ -47,8 +53,15 @@ import { SecurityEventsService } from './security-events.service.js';
     PartitionManagerService,
     RetentionService,
     IntegrityCheckService,
+    { provide: AuditSigningKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => AuditSigningKeys.load(config) },
+    { provide: AuditSealsRepository, inject: [SQL_DIALECT], useFactory: (dialect: SqlDialect) => new AuditSealsRepository(dialect) },
+    { provide: AUDIT_SEAL_OPTIONS, useValue: DEFAULT_AUDIT_SEAL_OPTIONS },
+    AuditSealService,
+    AuditIntegrityService,
   ],
   exports: [
+    AuditSealService,
+    AuditIntegrityService,
     AuditService,
     SecurityEventsService,
     METADATA_SANITIZER,

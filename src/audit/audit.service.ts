@@ -4,7 +4,9 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { RequestContext } from '../common/context/request-context.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
+import { AppMetrics } from '../observability/metrics.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
+import { canonicalInstant, rowHash, wellFormed } from './integrity/canonical.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 
 /** Thrown when an audit row cannot be attributed: the mutation must not be kept. */
@@ -23,8 +25,9 @@ export class AuditUnavailableError extends Error {
 @Injectable()
 export class AuditService {
   /**
-   * Every mutation writes one: a statement prepared once, without reading anything back (the id
-   * and occurred_at, a database default, are not needed here).
+   * Every mutation writes one: a statement prepared once, without reading anything back (the id,
+   * a database default, is not needed here). occurred_at is taken here rather than defaulted by
+   * the database, because the row hash covers it and is computed before the insert.
    */
   private readonly insert: PreparedStatement;
 
@@ -33,9 +36,11 @@ export class AuditService {
     private readonly context: RequestContext,
     @Inject(METADATA_SANITIZER) private readonly sanitizer: MetadataSanitizer,
     @Inject(SQL_DIALECT) dialect: SqlDialect,
+    private readonly metrics: AppMetrics,
   ) {
     this.insert = new PreparedStatement(
       dialect.insertStatement('audit_events', [
+        'occurred_at',
         'actor_user_id',
         'actor_role_id',
         'ip',
@@ -45,25 +50,54 @@ export class AuditService {
         'target_type',
         'target_id',
         'metadata',
+        'row_hash',
       ]),
     );
   }
 
+  /** Every failure to write the event — refused here or by the database — counts in audit_write_failures_total. */
   async record(action: string, targetType: string, targetId: string | number, metadata?: unknown): Promise<void> {
+    try {
+      await this.write(action, targetType, targetId, metadata);
+    } catch (err) {
+      this.metrics.auditWriteFailures.inc({ store: 'audit_events' });
+      throw err;
+    }
+  }
+
+  private async write(action: string, targetType: string, targetId: string | number, metadata: unknown): Promise<void> {
     if (!this.txHost.isTransactionActive()) throw new AuditUnavailableError('no transaction is active');
     const actorUserId = this.context.actorUserId;
     if (!actorUserId) throw new AuditUnavailableError('the request has no authenticated actor');
     const sanitized = this.sanitizer.sanitize(metadata ?? null);
-    await this.insert.run(this.txHost.tx, {
-      actor_user_id: actorUserId,
-      actor_role_id: null,
+    const metadataText = sanitized === null ? null : JSON.stringify(sanitized);
+    const occurredAt = new Date();
+    const row = {
+      occurredAt: canonicalInstant(occurredAt),
+      actorUserId,
+      actorRoleId: null,
       ip: this.context.ip,
-      user_agent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null,
-      correlation_id: this.context.correlationId,
+      // cut by code points' halves would leave a lone surrogate, which no engine stores as given
+      userAgent: this.context.userAgent ? wellFormed(this.context.userAgent.slice(0, 512)) : null,
+      correlationId: this.context.correlationId,
+      action,
+      targetType,
+      targetId: String(targetId),
+      // hashed as the document the engine will give back (JSON round trip: no undefined, no Dates)
+      metadata: metadataText === null ? null : (JSON.parse(metadataText) as unknown),
+    };
+    await this.insert.run(this.txHost.tx, {
+      occurred_at: occurredAt,
+      actor_user_id: row.actorUserId,
+      actor_role_id: row.actorRoleId,
+      ip: row.ip,
+      user_agent: row.userAgent,
+      correlation_id: row.correlationId,
       action,
       target_type: targetType,
-      target_id: String(targetId),
-      metadata: sanitized === null ? null : JSON.stringify(sanitized),
+      target_id: row.targetId,
+      metadata: metadataText,
+      row_hash: rowHash('audit_events', row),
     });
   }
 }

@@ -10,6 +10,7 @@ import { IS_PUBLIC } from './decorators/public.decorator.js';
 import { QUERY_PERMISSIONS, type QueryPermission, REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
 import type { VerifiedToken } from './jwt.strategy.js';
+import { Traced } from '../observability/traced.js';
 
 /**
  * The global, deny-by-default guard. Every route needs a valid access token unless it is
@@ -29,6 +30,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     super();
   }
 
+  @Traced('AccessGuard.canActivate')
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;

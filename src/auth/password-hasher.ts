@@ -35,6 +35,11 @@ export class PasswordHasher implements OnModuleInit {
     this.dummy().catch((err: unknown) => this.logger.error(`dummy hash failed: ${err instanceof Error ? err.message : String(err)}`));
   }
 
+  /** bcrypt operations running plus those waiting for their turn (the password_hash_queue_depth metric). */
+  get queueDepth(): number {
+    return this.limit.activeCount + this.limit.pendingCount;
+  }
+
   hash(password: string): Promise<string> {
     return this.limit(() => bcrypt.hash(password, this.config.bcryptRounds));
   }

@@ -273,6 +273,7 @@ describe('scheduled maintenance jobs', () => {
           'partitions_audit_events',
           'partitions_security_events',
           'retention',
+          'seals',
           'versioning',
         ]);
       }

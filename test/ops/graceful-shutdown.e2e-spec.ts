@@ -157,6 +157,7 @@ describe('graceful shutdown', () => {
         DATABASE_URL: databaseUrl,
         JWT_PRIVATE_KEY: process.env.JWT_PRIVATE_KEY,
         JWT_PUBLIC_KEY: process.env.JWT_PUBLIC_KEY,
+        AUDIT_SIGNING_KEY: process.env.AUDIT_SIGNING_KEY,
         ADMIN_PASSWORD,
         BCRYPT_ROUNDS: '4',
         HOST: '127.0.0.1',

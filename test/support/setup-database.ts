@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,8 @@ export default async function globalSetup(): Promise<void> {
     process.env.JWT_PRIVATE_KEY = pair.privateKeyPem;
     process.env.JWT_PUBLIC_KEY = pair.publicKeyPem;
   }
+  // the audit seals' key, as production requires one (and so no test writes a key into ./.data)
+  process.env.AUDIT_SIGNING_KEY ??= generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const runId = `t${Date.now().toString(36)}_${process.pid}`;
   process.env.TEST_RUN_ID = runId;
 

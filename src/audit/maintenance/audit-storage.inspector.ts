@@ -1,11 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { monthLabel, requiredMonths, STORAGE_POLICY, uncoveredMonths } from './storage-policy.js';
+import { AppMetrics } from '../../observability/metrics.js';
+import { monthLabel, monthsCoveredAhead, requiredMonths, STORAGE_POLICY, uncoveredMonths } from './storage-policy.js';
+
+const EVENT_STORES: readonly EventStore[] = ['audit_events', 'security_events'];
 
 /** The outcome of one storage check: what the health endpoint and the integrity job report. */
 export interface StorageCheck {
@@ -22,13 +25,46 @@ export type StorageCheckName = 'versioning' | 'retention' | 'partitions_audit_ev
  * integrity-check job both call them.
  */
 @Injectable()
-export class AuditStorageInspector {
+export class AuditStorageInspector implements OnModuleInit {
+  private readonly logger = new Logger('AuditStorage');
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
+
+  /**
+   * audit_partitions_ahead_months{store}, read from the catalog at each scrape. When the catalog
+   * cannot be read the store's series is left out of that scrape (the pool and error metrics tell
+   * why), rather than failing the whole scrape.
+   */
+  onModuleInit(): void {
+    this.metrics.gaugeReadAtScrape(
+      {
+        name: 'audit_partitions_ahead_months',
+        help: 'Months after the current one covered by monthly partitions (the job keeps 3)',
+        labelNames: ['store'],
+      },
+      async (gauge) => {
+        gauge.reset();
+        for (const store of EVENT_STORES) {
+          try {
+            gauge.set({ store }, await this.monthsAhead(store));
+          } catch (err) {
+            this.logger.warn(`partitions of ${store} could not be read for the metrics: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+      },
+    );
+  }
+
+  /** How many months after the current one the store's monthly partitions cover without a gap. */
+  async monthsAhead(store: EventStore): Promise<number> {
+    return monthsCoveredAhead(await this.dialect.partitionRanges(this.dataSource, store), this.clock.now());
+  }
 
   /** System versioning is on for users, roles, permissions and role_permissions, with their history tables. */
   async versioning(): Promise<StorageCheck> {

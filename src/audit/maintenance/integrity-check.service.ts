@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditIntegrityService, summarize } from '../integrity/audit-integrity.service.js';
 import { SecurityEventsService } from '../security-events.service.js';
 import { AuditStorageInspector, type StorageCheck, type StorageCheckName } from './audit-storage.inspector.js';
 import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
@@ -15,6 +16,7 @@ export class IntegrityCheckService {
     private readonly inspector: AuditStorageInspector,
     private readonly securityEvents: SecurityEventsService,
     private readonly runner: MaintenanceJobRunner,
+    private readonly integrity: AuditIntegrityService,
   ) {}
 
   run(): Promise<JobResult> {
@@ -25,23 +27,34 @@ export class IntegrityCheckService {
         partitions_audit_events: await this.inspector.partitions('audit_events'),
         partitions_security_events: await this.inspector.partitions('security_events'),
       };
-      const failed = Object.fromEntries(
+      const failed: Record<string, unknown> = Object.fromEntries(
         Object.entries(checks)
           .filter(([, c]) => !c.healthy)
           .map(([name, c]) => [name, c.data]),
       );
+      // the tamper evidence: every row hash and seal, as `npm run cli -- audit:verify` checks them
+      const report = await this.integrity.verify();
+      await this.integrity.record(report);
+      const seals = summarize(report);
+      if (!report.intact) failed.seals = seals;
       const healthy = Object.keys(failed).length === 0;
       if (!healthy) {
         await this.securityEvents.record({
           action: 'system.integrity_alert',
           result: 'failure',
-          failureReason: 'integrity_check_failed',
+          failureReason: report.intact ? 'integrity_check_failed' : 'audit_trail_tampered',
           metadata: { failed },
         });
       }
       return {
         status: healthy ? 'ok' : 'alert',
-        details: { healthy, checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { healthy: c.healthy, ...c.data }])) },
+        details: {
+          healthy,
+          checks: {
+            ...Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { healthy: c.healthy, ...c.data }])),
+            seals: { healthy: report.intact, ...seals },
+          },
+        },
       };
     });
   }

@@ -3,8 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { AppMetrics } from '../../observability/metrics.js';
 
-export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check';
+export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check' | 'audit-seal';
 
 /**
  * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (integrity
@@ -28,7 +29,9 @@ export interface JobOutcome {
 
 /**
  * Runs one maintenance job under its database job lock, so that of several instances started by
- * the same schedule exactly one does the work and the others report `busy`. Logs what happened.
+ * the same schedule exactly one does the work and the others report `busy`. Logs what happened
+ * and counts it (maintenance_job_runs_total; maintenance_job_last_success_timestamp_seconds when
+ * the job completed, `ok` or `alert`).
  */
 @Injectable()
 export class MaintenanceJobRunner {
@@ -38,9 +41,23 @@ export class MaintenanceJobRunner {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
 
   async run(job: MaintenanceJobName, work: () => Promise<JobOutcome>): Promise<JobResult> {
+    let result: JobResult;
+    try {
+      result = await this.runLocked(job, work);
+    } catch (err) {
+      this.metrics.jobRuns.inc({ job, result: 'failed' }); // the job lock could not even be asked for
+      throw err;
+    }
+    this.metrics.jobRuns.inc({ job, result: result.status });
+    if (result.status === 'ok' || result.status === 'alert') this.metrics.jobLastSuccess.set({ job }, Date.parse(result.finishedAt) / 1000);
+    return result;
+  }
+
+  private async runLocked(job: MaintenanceJobName, work: () => Promise<JobOutcome>): Promise<JobResult> {
     const startedAt = this.clock.now().toISOString();
     const lock = await this.dialect.tryJobLock(this.dataSource, `maintenance:${job}`);
     if (!lock) {

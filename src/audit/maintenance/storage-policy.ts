@@ -41,6 +41,17 @@ export function uncoveredMonths(ranges: readonly PartitionRange[], months: reado
     .map(monthLabel);
 }
 
+/**
+ * How many whole months after the current one (UTC) are covered by bounded partitions, counted
+ * without a gap: 0 when next month (or this one) has none. At most `max`.
+ */
+export function monthsCoveredAhead(ranges: readonly PartitionRange[], now: Date, max = 120): number {
+  if (uncoveredMonths(ranges, [monthStart(now, 0)]).length) return 0;
+  let ahead = 0;
+  while (ahead < max && !uncoveredMonths(ranges, [monthStart(now, ahead + 1)]).length) ahead++;
+  return ahead;
+}
+
 /** The same instant `years` calendar years earlier (UTC; 29 February falls back to 28). */
 export function yearsBefore(now: Date, years: number): Date {
   const d = new Date(now.getTime());

@@ -35,6 +35,13 @@ export class EnvironmentVariables {
   HOST?: string;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  @Min(0, { message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  @Max(65535, { message: 'METRICS_PORT must be an integer from 0 to 65535 (0 disables the metrics listener)' })
+  METRICS_PORT?: number;
+
+  @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^(postgres|postgresql|mssql|sqlserver):\/\/.+/, {
     message: 'DATABASE_URL must be a postgres://user:pass@host:port/db or mssql://user:pass@host:port/db URL (sqlserver:// too)',
@@ -150,6 +157,18 @@ export class EnvironmentVariables {
   @Max(8760, { message: 'AUDIT_FRESHNESS_HOURS must be an integer number of hours from 1 to 8760' })
   AUDIT_FRESHNESS_HOURS?: number;
 
+  @IsOptional() @Transform(emptyToUndefined) @IsString() AUDIT_SIGNING_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() AUDIT_SIGNING_KEY_FILE?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() AUDIT_VERIFY_KEYS?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() AUDIT_VERIFY_KEYS_FILE?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'AUDIT_SEAL_MINUTES must be an integer number of minutes from 1 to 1440' })
+  @Min(1, { message: 'AUDIT_SEAL_MINUTES must be an integer number of minutes from 1 to 1440' })
+  @Max(1440, { message: 'AUDIT_SEAL_MINUTES must be an integer number of minutes from 1 to 1440' })
+  AUDIT_SEAL_MINUTES?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt({ message: 'DB_POOL_SIZE must be an integer from 1 to 200' })
@@ -193,6 +212,8 @@ export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
   host: string;
+  /** port of the Prometheus listener (GET /metrics), on `host`; 0: no listener */
+  metricsPort: number;
   databaseUrl: string | undefined;
   dataDir: string;
   adminPassword: string | undefined;
@@ -206,6 +227,14 @@ export interface AppConfig {
   refreshTokenDays: number;
   auditSanitizeKeys: string[];
   auditFreshnessHours: number;
+  auditSeal: {
+    /** Ed25519 private key (PEM) that signs the seals; unset: generated into DATA_DIR (not in production) */
+    signingKeyPem: string | undefined;
+    /** older public keys (PEM blocks) that still verify seals signed before a rotation */
+    verifyKeysPem: string | undefined;
+    /** how often the audit-seal job runs */
+    minutes: number;
+  };
   rubrosMaxDepth: number;
   jobsEnabled: boolean;
   migrationsRun: boolean;
@@ -270,6 +299,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     if (!privateKeyPem || !publicKeyPem)
       problems.push('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (PEM, or JWT_PRIVATE_KEY_FILE / JWT_PUBLIC_KEY_FILE) are required when NODE_ENV=production');
   }
+  const auditSigningKeyPem = vars.AUDIT_SIGNING_KEY ?? readOptionalFile(vars.AUDIT_SIGNING_KEY_FILE, 'AUDIT_SIGNING_KEY_FILE', problems);
+  const auditVerifyKeysPem = vars.AUDIT_VERIFY_KEYS ?? readOptionalFile(vars.AUDIT_VERIFY_KEYS_FILE, 'AUDIT_VERIFY_KEYS_FILE', problems);
+  if (nodeEnv === 'production' && !auditSigningKeyPem)
+    problems.push('AUDIT_SIGNING_KEY (PEM, Ed25519, or AUDIT_SIGNING_KEY_FILE) is required when NODE_ENV=production');
+  if (auditSigningKeyPem) checkEd25519PrivateKey(auditSigningKeyPem, problems);
+  if (auditVerifyKeysPem) checkEd25519PublicKeys(auditVerifyKeysPem, problems);
   if ((privateKeyPem && !publicKeyPem) || (!privateKeyPem && publicKeyPem))
     problems.push('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be given together (PEM, RS256, 2048 bits or more)');
   if (privateKeyPem && publicKeyPem) checkRsaKeyPair(privateKeyPem, publicKeyPem, problems);
@@ -281,6 +316,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv,
     port: vars.PORT ?? 3000,
     host: vars.HOST ?? '0.0.0.0',
+    // tests run many applications in one process: no listener unless a test asks for one
+    metricsPort: vars.METRICS_PORT ?? (isTest ? 0 : 9464),
     databaseUrl: vars.DATABASE_URL,
     dataDir: resolve(vars.DATA_DIR ?? './.data'),
     adminPassword: vars.ADMIN_PASSWORD,
@@ -294,6 +331,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     refreshTokenDays: vars.REFRESH_TOKEN_DAYS ?? 7,
     auditSanitizeKeys: list(vars.AUDIT_SANITIZE_KEYS),
     auditFreshnessHours: vars.AUDIT_FRESHNESS_HOURS ?? 24,
+    auditSeal: { signingKeyPem: auditSigningKeyPem, verifyKeysPem: auditVerifyKeysPem, minutes: vars.AUDIT_SEAL_MINUTES ?? 5 },
     rubrosMaxDepth: vars.RUBROS_MAX_DEPTH ?? 10,
     jobsEnabled: isTest ? false : (vars.JOBS_ENABLED ?? true),
     migrationsRun: vars.MIGRATIONS_RUN ?? true,
@@ -353,5 +391,25 @@ function checkRsaKeyPair(privatePem: string, publicPem: string, problems: string
     if (derived.n !== given.n) problems.push('JWT_PUBLIC_KEY does not match JWT_PRIVATE_KEY');
   } catch {
     problems.push('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY must be PEM-encoded RSA keys (placeholders are refused)');
+  }
+}
+
+function checkEd25519PrivateKey(pem: string, problems: string[]): void {
+  try {
+    if (createPrivateKey(pem).asymmetricKeyType !== 'ed25519') problems.push('AUDIT_SIGNING_KEY must be an Ed25519 private key (PEM)');
+  } catch {
+    problems.push('AUDIT_SIGNING_KEY must be a PEM-encoded Ed25519 private key (placeholders are refused)');
+  }
+}
+
+function checkEd25519PublicKeys(pem: string, problems: string[]): void {
+  const blocks = pem.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
+  if (!blocks.length) problems.push('AUDIT_VERIFY_KEYS must hold PEM-encoded Ed25519 public keys');
+  for (const block of blocks) {
+    try {
+      if (createPublicKey(block).asymmetricKeyType !== 'ed25519') problems.push('AUDIT_VERIFY_KEYS must hold Ed25519 keys only');
+    } catch {
+      problems.push('AUDIT_VERIFY_KEYS must hold PEM-encoded Ed25519 public keys');
+    }
   }
 }

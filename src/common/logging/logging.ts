@@ -1,6 +1,7 @@
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
 import type { RawRequestContext } from '../common.module.js';
+import { traceLogFields, tracingApi } from '../../observability/tracing.js';
 
 /** Paths pino removes from every log line: credentials never reach the logs. */
 export const REDACT_PATHS = [
@@ -24,7 +25,12 @@ export const REDACT_PATHS = [
   '*.authorization',
 ];
 
-/** Structured JSON logs (pino) carrying the correlation id of each request. */
+/**
+ * Structured JSON logs (pino) carrying the correlation id of each request, and its trace id when
+ * tracing is on. The one line per request is written by the request telemetry hook
+ * (observability/request-telemetry.ts), which knows the route template and the actor; pino-http
+ * only gives each request its logger.
+ */
 export function pinoOptions(config: AppConfig): Params {
   return {
     pinoHttp: {
@@ -32,7 +38,8 @@ export function pinoOptions(config: AppConfig): Params {
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       genReqId: (req) => (req as RawRequestContext).correlationId ?? '',
       customAttributeKeys: { reqId: 'correlationId' },
-      autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health/') },
+      autoLogging: false,
+      ...(tracingApi() ? { mixin: traceLogFields } : {}),
       serializers: {
         req: (req: { id?: string; method?: string; url?: string; remoteAddress?: string }) => ({
           method: req.method,

@@ -5,6 +5,7 @@ import {
   assertIdentifier,
   type AuditPageQuery,
   type ConnectionSettings,
+  type EventIdSelection,
   type EventStore,
   type JobLock,
   type PartitionRange,
@@ -14,6 +15,7 @@ import {
   type SqlStatement,
   type VersionedTable,
   type VersioningState,
+  type PoolUsage,
 } from './sql-dialect.js';
 
 function errorNumber(err: unknown): number | undefined {
@@ -362,6 +364,58 @@ SELECT @result AS result;`,
     return null;
   }
 
+  eventRows(store: EventStore, selection: EventIdSelection, columns: 'seal' | 'full'): SqlStatement {
+    const t = eventStore(store);
+    // style 121: yyyy-mm-dd hh:mi:ss.fffffff, all seven digits of datetime2(7)
+    const time = 'CONVERT(varchar(27), occurred_at, 121) AS occurred_at';
+    const fields =
+      columns === 'seal'
+        ? `CAST(id AS varchar(20)) AS id, ${time}, row_hash`
+        : t === 'audit_events'
+          ? `CAST(id AS varchar(20)) AS id, ${time}, actor_user_id, actor_role_id, ip, user_agent, LOWER(CAST(correlation_id AS char(36))) AS correlation_id, action, target_type, target_id, metadata, row_hash`
+          : `CAST(id AS varchar(20)) AS id, ${time}, action, result, actor_user_id, attempted_username, session_id, failure_reason, ip, user_agent, metadata, row_hash`;
+    if ('ids' in selection) {
+      return {
+        sql: `SELECT ${fields} FROM dbo.${t} e WHERE e.id IN (SELECT CAST(value AS bigint) FROM OPENJSON(@0)) ORDER BY e.id`,
+        parameters: [new MssqlParameter(JSON.stringify(selection.ids), 'nvarchar')],
+      };
+    }
+    return {
+      sql: `SELECT ${fields} FROM dbo.${t} e WHERE e.id > @0 AND e.id <= @1 ORDER BY e.id`,
+      parameters: [new MssqlParameter(String(selection.afterId), 'bigint'), new MssqlParameter(String(selection.upToId), 'bigint')],
+    };
+  }
+
+  async eventIdHighWater(db: Queryable, store: EventStore): Promise<number> {
+    // sys.identity_columns.last_value is NULL until the first value is drawn (IDENT_CURRENT would
+    // answer the seed, 1, which is not drawn yet).
+    const [row]: Array<{ v: string | null }> = await db.query(
+      'SELECT CAST(CAST(last_value AS bigint) AS varchar(20)) AS v FROM sys.identity_columns WHERE object_id = OBJECT_ID(@0)',
+      [new MssqlParameter(`dbo.${eventStore(store)}`, 'nvarchar', 256)],
+    );
+    return Number(row?.v ?? 0);
+  }
+
+  async awaitEventWriters(): Promise<boolean> {
+    // sys.dm_tran_locks and sys.dm_tran_active_transactions need VIEW SERVER (PERFORMANCE) STATE,
+    // which the service's login does not have: the seal job settles missing ids with
+    // confirmAbsent at its next run instead.
+    return false;
+  }
+
+  async confirmAbsent(db: Queryable, store: EventStore, ids: readonly number[]): Promise<number[]> {
+    if (!ids.length) return [];
+    // READUNCOMMITTED sees the rows of transactions still in progress: an id not there was rolled
+    // back, or its INSERT is still between drawing the identity and writing the row, which one
+    // statement never stretches over a whole seal interval.
+    const rows: Array<{ id: string }> = await db.query(
+      `SELECT CAST(id AS varchar(20)) AS id FROM dbo.${eventStore(store)} WITH (READUNCOMMITTED) WHERE id IN (SELECT CAST(value AS bigint) FROM OPENJSON(@0))`,
+      [new MssqlParameter(JSON.stringify(ids), 'nvarchar')],
+    );
+    const present = new Set(rows.map((r) => Number(r.id)));
+    return ids.filter((id) => !present.has(id));
+  }
+
   async createDatabase(admin: DataSource, name: string): Promise<void> {
     await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
     await admin.query(`ALTER DATABASE ${quoteIdent(name)} SET READ_COMMITTED_SNAPSHOT ON WITH ROLLBACK IMMEDIATE`);
@@ -372,6 +426,13 @@ SELECT @result AS result;`,
       `IF DB_ID(@0) IS NOT NULL BEGIN ALTER DATABASE ${quoteIdent(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE ${quoteIdent(name)}; END`,
       [name],
     );
+  }
+
+  poolUsage(dataSource: DataSource): PoolUsage {
+    // TypeORM's driver keeps the mssql ConnectionPool as `master`; its getters read the tarn pool
+    const pool = (dataSource.driver as unknown as { master?: { borrowed: number; available: number; pending: number } }).master;
+    if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
+    return { inUse: pool.borrowed, idle: pool.available, waiting: pool.pending };
   }
 }
 

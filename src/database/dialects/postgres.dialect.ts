@@ -4,6 +4,7 @@ import {
   assertIdentifier,
   type AuditPageQuery,
   type ConnectionSettings,
+  type EventIdSelection,
   type EventStore,
   type JobLock,
   type PartitionRange,
@@ -13,6 +14,7 @@ import {
   type SqlStatement,
   type VersionedTable,
   type VersioningState,
+  type PoolUsage,
 } from './sql-dialect.js';
 
 const CONNECTION_ERROR_CODES = new Set([
@@ -252,6 +254,66 @@ LIMIT ${param(q.rows)}`;
     return Number(row?.deleted ?? 0);
   }
 
+  eventRows(store: EventStore, selection: EventIdSelection, columns: 'seal' | 'full'): SqlStatement {
+    const t = eventStore(store);
+    const time = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at`;
+    const fields =
+      columns === 'seal'
+        ? `id::text AS id, ${time}, row_hash`
+        : t === 'audit_events'
+          ? `id::text AS id, ${time}, actor_user_id, actor_role_id, ip, user_agent, correlation_id::text AS correlation_id, action, target_type, target_id, metadata::text AS metadata, row_hash`
+          : `id::text AS id, ${time}, action, result, actor_user_id, attempted_username, session_id, failure_reason, ip, user_agent, metadata::text AS metadata, row_hash`;
+    if ('ids' in selection) {
+      return { sql: `SELECT ${fields} FROM ${t} e WHERE e.id = ANY($1::bigint[]) ORDER BY e.id`, parameters: [selection.ids.map(String)] };
+    }
+    return {
+      sql: `SELECT ${fields} FROM ${t} e WHERE e.id > $1::bigint AND e.id <= $2::bigint ORDER BY e.id`,
+      parameters: [String(selection.afterId), String(selection.upToId)],
+    };
+  }
+
+  async eventIdHighWater(db: Queryable, store: EventStore): Promise<number> {
+    // pg_sequence_last_value is null until the first nextval. The sequence keeps the default
+    // CACHE 1, so no session holds ids below this value for later use.
+    const [row]: Array<{ v: string | null }> = await db.query(
+      `SELECT pg_sequence_last_value(pg_get_serial_sequence($1, 'id')::regclass)::text AS v`,
+      [eventStore(store)],
+    );
+    return Number(row?.v ?? 0);
+  }
+
+  async awaitEventWriters(dataSource: DataSource, store: EventStore, timeoutMs: number): Promise<boolean> {
+    // An INSERT takes RowExclusiveLock on the partitioned parent before the id default
+    // (nextval) runs, and keeps it until its transaction ends. So a transaction that drew an id
+    // before this call and has not ended yet is among the holders listed now; when none of them
+    // holds the lock any more, each has committed (its rows visible to any later snapshot: a
+    // backend leaves the proc array before it releases its locks) or rolled back.
+    const holders = `FROM pg_locks l
+       WHERE l.locktype = 'relation' AND l.mode = 'RowExclusiveLock'
+         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND l.relation = to_regclass($1)`;
+    const [row]: Array<{ vx: string[] }> = await dataSource.query(
+      `SELECT coalesce(array_agg(DISTINCT l.virtualtransaction), '{}') AS vx ${holders} AND l.pid IS DISTINCT FROM pg_backend_pid()`,
+      [eventStore(store)],
+    );
+    const writers = row?.vx ?? [];
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!writers.length) return true;
+      const [left]: Array<{ n: number }> = await dataSource.query(`SELECT count(*)::int AS n ${holders} AND l.virtualtransaction = ANY($2::text[])`, [
+        eventStore(store),
+        writers,
+      ]);
+      if (!left?.n) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async confirmAbsent(): Promise<number[]> {
+    return [];
+  }
+
   async createDatabase(admin: DataSource, name: string, template?: string): Promise<void> {
     const ident = quoteIdent(name);
     const sql = template ? `CREATE DATABASE ${ident} TEMPLATE ${quoteIdent(template)}` : `CREATE DATABASE ${ident}`;
@@ -269,6 +331,13 @@ LIMIT ${param(q.rows)}`;
 
   async dropDatabase(admin: DataSource, name: string): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+  }
+
+  poolUsage(dataSource: DataSource): PoolUsage {
+    // TypeORM's driver keeps the pg Pool as `master`
+    const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+    if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
+    return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
   }
 }
 

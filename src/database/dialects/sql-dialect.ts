@@ -65,6 +65,17 @@ export interface AuditPageRow {
   metadata: string | null;
 }
 
+/** Which rows of an event store to read: an id window (after, upTo], or listed ids. */
+export type EventIdSelection = { afterId: number; upToId: number } | { ids: readonly number[] };
+
+/**
+ * A row of an event store as the integrity code reads it: `id` as text, `occurred_at` as the
+ * engine's full-precision text (see canonicalInstantFromText), `correlation_id` in lower case,
+ * `metadata` as JSON text, `row_hash` hex or null. `columns: 'seal'` reads only id, occurred_at and
+ * row_hash.
+ */
+export type EventRow = Record<string, string | number | null> & { id: string | number; occurred_at: string; row_hash: string | null };
+
 /** Whether system versioning is on for a table and its history table exists. */
 export interface VersioningState {
   table: string;
@@ -193,11 +204,43 @@ export interface SqlDialect {
    */
   deleteHistoryOlderThan(db: Queryable, table: string, cutoff: Date, chunk: number): Promise<number | null>;
 
+  /** Rows of an event store in id order (integrity: sealing reads `seal` columns, verification `full`). */
+  eventRows(store: EventStore, selection: EventIdSelection, columns: 'seal' | 'full'): SqlStatement;
+
+  /** The highest id the store's id generator has handed out so far (0 when none): sequence / identity. */
+  eventIdHighWater(db: Queryable, store: EventStore): Promise<number>;
+
+  /**
+   * Waits (at most `timeoutMs`) until every transaction that is writing to the store when called
+   * has ended. true when that is proven: then every id up to a high-water mark read before the call
+   * is final (committed and visible, or never). PostgreSQL: the holders of RowExclusiveLock on the
+   * store, from pg_locks. SQL Server: false (its lock views need server-level permissions); the
+   * seal job then relies on confirmAbsent at its next run.
+   */
+  awaitEventWriters(dataSource: DataSource, store: EventStore, timeoutMs: number): Promise<boolean>;
+
+  /**
+   * Of ids that were missing at an earlier seal run, the ones that are still not written at all,
+   * not even by a transaction in progress (SQL Server: a READUNCOMMITTED read). PostgreSQL: none
+   * (uncommitted rows are invisible there; awaitEventWriters proves absence instead).
+   */
+  confirmAbsent(db: Queryable, store: EventStore, ids: readonly number[]): Promise<number[]>;
+
   /** Creates an empty database (tests); from a template where the engine has them. */
   createDatabase(admin: DataSource, name: string, template?: string): Promise<void>;
   dropDatabase(admin: DataSource, name: string): Promise<void>;
   /** Whether createDatabase can clone a migrated template (PostgreSQL) or each database must be migrated (SQL Server). */
   readonly supportsTemplates: boolean;
+
+  /** The connection pool's state right now (the metrics read it at each scrape); zeros before the pool exists. */
+  poolUsage(dataSource: DataSource): PoolUsage;
+}
+
+/** Connections of the service's pool: lent to a query or transaction, idle, and acquisitions waiting for one. */
+export interface PoolUsage {
+  inUse: number;
+  idle: number;
+  waiting: number;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;

@@ -1,0 +1,180 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../common/context/clock.js';
+import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import type { EventRow, EventStore } from '../../database/dialects/sql-dialect.js';
+import { type JobResult, MaintenanceJobRunner } from '../maintenance/maintenance-job.runner.js';
+import { AuditSealsRepository } from './audit-seals.repository.js';
+import { AuditSigningKeys } from './audit-signing-keys.js';
+import {
+  canonicalInstant,
+  canonicalInstantFromText,
+  canonicalSeal,
+  formatRanges,
+  idsOf,
+  MISSING_ROW_HASH,
+  parseRanges,
+  rangesFromSortedIds,
+  type Seal,
+  type SealBody,
+  SealDigest,
+  sealHash,
+} from './canonical.js';
+import { ID_WINDOW } from './event-rows.js';
+
+export const AUDIT_SEAL_OPTIONS = Symbol('AUDIT_SEAL_OPTIONS');
+
+export interface AuditSealOptions {
+  /** how long a run waits for the transactions writing events when it starts (PostgreSQL) */
+  settleTimeoutMs: number;
+  /** the most events one seal covers; a run writes as many seals as it needs */
+  maxEventsPerSeal: number;
+}
+
+export const DEFAULT_AUDIT_SEAL_OPTIONS: AuditSealOptions = { settleTimeoutMs: 5000, maxEventsPerSeal: 50_000 };
+
+export interface StoreSealOutcome {
+  seals: number;
+  /** events covered by this run */
+  covered: number;
+  /** of which ids below the previous seal's `upTo` whose transaction committed after that seal */
+  late: number;
+  /** ids left pending for a later run */
+  pending: number;
+  upTo: number;
+  newestSealHash: string | null;
+}
+
+interface SealedRow {
+  id: number;
+  occurredAt: string;
+  hash: string;
+}
+
+/**
+ * The `audit-seal` job: appends to audit_seals, per store, signed seals covering every event
+ * committed since the previous seal. It only reads the stores (never locks them), so inserts are
+ * never serialized by it. Why no committed event is skipped is written down in
+ * docs/operations-audit.md ("Why a late commit is never lost").
+ */
+@Injectable()
+export class AuditSealService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+    private readonly runner: MaintenanceJobRunner,
+    private readonly keys: AuditSigningKeys,
+    private readonly seals: AuditSealsRepository,
+    private readonly clock: Clock,
+    @Inject(AUDIT_SEAL_OPTIONS) private readonly options: AuditSealOptions,
+  ) {}
+
+  run(): Promise<JobResult> {
+    return this.runner.run('audit-seal', async () => ({
+      details: { audit_events: await this.sealStore('audit_events'), security_events: await this.sealStore('security_events') },
+    }));
+  }
+
+  /** Seals one store now (the job holds the job lock around both stores). */
+  async sealStore(store: EventStore): Promise<StoreSealOutcome> {
+    const previous = await this.seals.newest(this.dataSource, store);
+    const fromId = previous?.upTo ?? 0;
+    const previouslyPending = [...idsOf(parseRanges(previous?.pending ?? ''))];
+    // The high-water mark first, then the wait: every id at or below it was drawn by a transaction
+    // that is already writing, so once those have ended every such id is final.
+    const highWater = Math.max(await this.dialect.eventIdHighWater(this.dataSource, store), fromId);
+    const settled = await this.dialect.awaitEventWriters(this.dataSource, store, this.options.settleTimeoutMs);
+
+    const late = previouslyPending.length ? await this.read(store, { ids: previouslyPending }) : [];
+    const fresh: SealedRow[] = [];
+    for (let after = fromId; after < highWater; after += ID_WINDOW) {
+      fresh.push(...(await this.read(store, { afterId: after, upToId: Math.min(after + ID_WINDOW, highWater) })));
+    }
+
+    // ids at or below the high-water mark that are not visible: rolled back, or still uncommitted
+    const lateIds = new Set(late.map((r) => r.id));
+    const stillMissing = previouslyPending.filter((id) => !lateIds.has(id));
+    const holes: number[] = [];
+    let expect = fromId + 1;
+    for (const r of fresh) {
+      for (; expect < r.id; expect++) holes.push(expect);
+      expect = r.id + 1;
+    }
+    for (; expect <= highWater; expect++) holes.push(expect);
+    let pending: number[] = [];
+    if (!settled) {
+      // not proven final: ids missing for the second time are dropped only when the engine
+      // confirms nothing is written under them (SQL Server); new holes wait for the next run
+      const gone = new Set(await this.dialect.confirmAbsent(this.dataSource, store, stillMissing));
+      pending = [...stillMissing.filter((id) => !gone.has(id)), ...holes].sort((a, b) => a - b);
+    }
+
+    const covered = [...late, ...fresh];
+    if (!covered.length) {
+      return { seals: 0, covered: 0, late: 0, pending: pending.length, upTo: fromId, newestSealHash: previous?.storedSealHash ?? null };
+    }
+
+    let seq = previous?.seq ?? 0;
+    let previousHash = previous?.storedSealHash ?? null;
+    let written = 0;
+    for (let start = 0; start < covered.length; start += this.options.maxEventsPerSeal) {
+      const chunk = covered.slice(start, start + this.options.maxEventsPerSeal);
+      const isLast = start + this.options.maxEventsPerSeal >= covered.length;
+      const chunkMax = chunk[chunk.length - 1]!.id;
+      const upTo = isLast ? Math.max(highWater, fromId, chunkMax) : Math.max(fromId, chunkMax);
+      // ids at or below upTo that this seal does not cover yet: still pending, or covered by a later chunk
+      const later = covered.slice(start + this.options.maxEventsPerSeal).map((r) => r.id);
+      const open = [...pending, ...later].filter((id) => id <= upTo).sort((a, b) => a - b);
+      const digest = new SealDigest();
+      let first = chunk[0]!.occurredAt;
+      let last = first;
+      for (const r of chunk) {
+        digest.add(r.id, r.hash);
+        if (r.occurredAt < first) first = r.occurredAt;
+        if (r.occurredAt > last) last = r.occurredAt;
+      }
+      const sorted = chunk.map((r) => r.id);
+      const body: SealBody = {
+        store,
+        seq: ++seq,
+        firstId: sorted[0]!,
+        lastId: chunkMax,
+        upTo,
+        ids: formatRanges(rangesFromSortedIds(sorted)),
+        pending: formatRanges(rangesFromSortedIds(open)),
+        count: chunk.length,
+        ...digest.digest(),
+        firstOccurredAt: first,
+        lastOccurredAt: last,
+        previousSealHash: previousHash,
+        sealedAt: canonicalInstant(this.clock.now()),
+        keyId: this.keys.keyId,
+      };
+      const seal: Seal = { ...body, signature: this.keys.sign(canonicalSeal(body)) };
+      const hash = sealHash(body);
+      await this.seals.append(this.dataSource, seal, hash);
+      previousHash = hash;
+      written++;
+    }
+    return {
+      seals: written,
+      covered: covered.length,
+      late: late.length,
+      pending: pending.length,
+      upTo: Math.max(highWater, fromId),
+      newestSealHash: previousHash,
+    };
+  }
+
+  private async read(store: EventStore, selection: { ids: number[] } | { afterId: number; upToId: number }): Promise<SealedRow[]> {
+    const { sql, parameters } = this.dialect.eventRows(store, selection, 'seal');
+    const rows: EventRow[] = await this.dataSource.query(sql, parameters);
+    return rows.map((r) => ({
+      id: Number(r.id),
+      occurredAt: canonicalInstantFromText(r.occurred_at),
+      // a row written around the service has no hash: sealed as one that matches no row
+      hash: r.row_hash ? r.row_hash.trim() : MISSING_ROW_HASH,
+    }));
+  }
+}

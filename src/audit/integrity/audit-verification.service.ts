@@ -1,0 +1,381 @@
+import type { DataSource } from 'typeorm';
+import type { EventRow, EventStore, SqlDialect } from '../../database/dialects/sql-dialect.js';
+import { STORAGE_POLICY, yearsBefore } from '../maintenance/storage-policy.js';
+import type { AuditSealsRepository, StoredSeal } from './audit-seals.repository.js';
+import type { AuditVerifyKeys } from './audit-signing-keys.js';
+import {
+  canonicalInstant,
+  canonicalSeal,
+  decodeRowTags,
+  type IdRanges,
+  idsOf,
+  MISSING_ROW_HASH,
+  parseRanges,
+  rangesContain,
+  rowTag,
+  SealDigest,
+  sealHash,
+} from './canonical.js';
+import { ID_WINDOW, recomputeRowHash } from './event-rows.js';
+
+export type FindingKind =
+  | 'modified'
+  | 'deleted'
+  | 'inserted'
+  | 'reordered'
+  | 'unhashed'
+  | 'seal_signature'
+  | 'seal_unknown_key'
+  | 'seal_modified'
+  | 'seal_chain'
+  | 'seal_digest'
+  | 'seal_malformed';
+
+export interface Finding {
+  kind: FindingKind;
+  store: EventStore;
+  /** the event, for findings about one event */
+  id?: number;
+  /** the seal, for findings about a seal (and the seal that covers a changed event) */
+  seq?: number;
+  detail: string;
+}
+
+export interface StoreReport {
+  store: EventStore;
+  seals: number;
+  /** seals whose events were compared (the others: outside --from/--to, or whose events retention removed) */
+  checkedSeals: number;
+  expiredSeals: number;
+  /** events read and rehashed */
+  events: number;
+  /** events not covered by a seal yet: newer than the newest seal, or pending in it */
+  unsealed: number;
+  newestSeal: { seq: number; sealHash: string; sealedAt: string; lastId: number; upTo: number } | null;
+  findings: Finding[];
+}
+
+export interface VerificationReport {
+  intact: boolean;
+  verifiedAt: string;
+  stores: StoreReport[];
+}
+
+export interface VerifyOptions {
+  stores?: readonly EventStore[];
+  /** only seals whose events lie (partly) within [from, to] */
+  from?: Date;
+  to?: Date;
+}
+
+const RETENTION_YEARS: Record<EventStore, number> = {
+  audit_events: STORAGE_POLICY.auditRetentionYears,
+  security_events: STORAGE_POLICY.securityRetentionYears,
+};
+
+interface SealState {
+  seal: StoredSeal;
+  /** events retention may already have removed: a missing one is not a finding */
+  partlyExpired: boolean;
+  remaining: number;
+  digest: SealDigest;
+  incomplete: boolean;
+  rowFindings: number;
+}
+
+/**
+ * Recomputes every row hash and seal of the event stores and reports each difference by id
+ * (docs/operations-audit.md, "Verifying"). Read-only: the CLI runs it with nothing but a database
+ * connection and the public keys, the integrity check job runs it weekly.
+ *
+ * Rows are read in id windows (an index on id per partition) and hashed in Node; each seal's
+ * digest is recomputed as its events stream past, so memory holds the seals' row tags (8 bytes per
+ * sealed event), not the rows.
+ */
+export class AuditVerifier {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly dialect: SqlDialect,
+    private readonly seals: AuditSealsRepository,
+    private readonly keys: AuditVerifyKeys,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async verify(options: VerifyOptions = {}): Promise<VerificationReport> {
+    const verifiedAt = this.now();
+    const stores: StoreReport[] = [];
+    for (const store of options.stores ?? (['audit_events', 'security_events'] as const))
+      stores.push(await this.verifyStore(store, options, verifiedAt));
+    return { intact: stores.every((s) => s.findings.length === 0), verifiedAt: canonicalInstant(verifiedAt), stores };
+  }
+
+  private async verifyStore(store: EventStore, options: VerifyOptions, now: Date): Promise<StoreReport> {
+    const findings: Finding[] = [];
+    const seals = await this.seals.all(this.dataSource, store);
+    const newest = seals[seals.length - 1] ?? null;
+
+    // ------------------------------------------------------------------ the chain of seals
+    let expectedSeq = 1;
+    let previousHash: string | null = null;
+    for (const seal of seals) {
+      const hash = sealHash(seal);
+      if (seal.seq !== expectedSeq) {
+        findings.push({
+          kind: 'seal_chain',
+          store,
+          seq: seal.seq,
+          detail: `seal ${expectedSeq}${seal.seq > expectedSeq + 1 ? `-${seal.seq - 1}` : ''} missing before seal ${seal.seq}`,
+        });
+      } else if (seal.previousSealHash !== previousHash) {
+        findings.push({
+          kind: 'seal_chain',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq} does not chain to seal ${seal.seq - 1} (previousSealHash differs)`,
+        });
+      }
+      if (!this.keys.has(seal.keyId)) {
+        findings.push({
+          kind: 'seal_unknown_key',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq} is signed with key ${seal.keyId}, which is not among the verification keys`,
+        });
+      } else if (!this.keys.verify(seal.keyId, canonicalSeal(seal), seal.signature)) {
+        findings.push({
+          kind: 'seal_signature',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq}: the signature does not match its content (the seal was altered)`,
+        });
+      }
+      if (seal.storedSealHash !== hash) {
+        findings.push({ kind: 'seal_modified', store, seq: seal.seq, detail: `seal ${seal.seq}: its stored seal_hash does not match its content` });
+      }
+      previousHash = hash;
+      expectedSeq = seal.seq + 1;
+    }
+
+    // ------------------------------------------------------------------ which seals to compare
+    const cutoff = canonicalInstant(yearsBefore(now, RETENTION_YEARS[store]));
+    const from = options.from ? canonicalInstant(options.from) : null;
+    const to = options.to ? canonicalInstant(options.to) : null;
+    const checked: SealState[] = [];
+    const skippedRanges: IdRanges[] = [];
+    let expiredSeals = 0;
+    for (const seal of seals) {
+      const expired = seal.lastOccurredAt < cutoff;
+      const outside = (from !== null && seal.lastOccurredAt < from) || (to !== null && seal.firstOccurredAt > to);
+      if (expired) expiredSeals++;
+      if (expired || outside) {
+        skippedRanges.push(parseRanges(seal.ids));
+        continue;
+      }
+      checked.push({
+        seal,
+        partlyExpired: seal.firstOccurredAt < cutoff,
+        remaining: seal.count,
+        digest: new SealDigest(),
+        incomplete: false,
+        rowFindings: 0,
+      });
+    }
+
+    // every covered id with its seal and sealed tag, in id order (late ids make seals interleave)
+    let total = 0;
+    const perSeal: Array<{ ids: number[]; tags: string[] }> = checked.map(({ seal }) => {
+      const ids = [...idsOf(parseRanges(seal.ids))];
+      const tags = decodeRowTags(seal.rowTags);
+      if (ids.length !== seal.count || tags.length !== seal.count) {
+        findings.push({
+          kind: 'seal_malformed',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq}: count ${seal.count}, ${ids.length} ids, ${tags.length} row tags`,
+        });
+      }
+      total += ids.length;
+      return { ids, tags };
+    });
+    const coveredIds = new Float64Array(total);
+    const coveredSeal = new Int32Array(total);
+    const coveredTags: string[] = new Array<string>(total);
+    let k = 0;
+    perSeal.forEach(({ ids, tags }, s) => {
+      ids.forEach((id, i) => {
+        coveredIds[k] = id;
+        coveredSeal[k] = s;
+        coveredTags[k] = tags[i] ?? '';
+        k++;
+      });
+    });
+    const order = Array.from({ length: total }, (_v, i) => i);
+    let sorted = true;
+    for (let i = 1; i < total && sorted; i++) sorted = coveredIds[i - 1]! < coveredIds[i]!;
+    if (!sorted) order.sort((a, b) => coveredIds[a]! - coveredIds[b]!);
+
+    // ------------------------------------------------------------------ the rows, in id order
+    const newestPending = parseRanges(newest?.pending ?? '');
+    const byId = new Map<number, Finding>();
+    const mismatched: Array<{ id: number; tag: string; seal: number }> = [];
+    const missing: Array<{ id: number; seal: number }> = [];
+    const isSkipped = (id: number) => skippedRanges.some((r) => rangesContain(r, id));
+    let events = 0;
+    let unsealed = 0;
+    let p = 0;
+    const missingUpTo = (id: number) => {
+      for (; p < total && coveredIds[order[p]!]! < id; p++) {
+        const at = order[p]!;
+        const state = checked[coveredSeal[at]!]!;
+        state.incomplete = true;
+        if (!state.partlyExpired) missing.push({ id: coveredIds[at]!, seal: coveredSeal[at]! });
+      }
+    };
+
+    const [top]: Array<{ m: string | number | null }> = await this.dataSource.query(`SELECT MAX(id) AS m FROM ${store}`);
+    const maxId = Number(top?.m ?? 0);
+    const firstChecked = total ? coveredIds[order[0]!]! - 1 : 0;
+    const scanFrom = from || to ? firstChecked : 0;
+    const scanTo = from || to ? (total ? coveredIds[order[total - 1]!]! : 0) : maxId;
+    const windowAfter = (after: number): Promise<EventRow[]> | null => {
+      if (after >= scanTo) return null;
+      const { sql, parameters } = this.dialect.eventRows(store, { afterId: after, upToId: Math.min(after + ID_WINDOW, scanTo) }, 'full');
+      return this.dataSource.query(sql, parameters);
+    };
+    // the next window is read while this one is hashed: the database and Node work at once
+    let next = windowAfter(scanFrom);
+    for (let after = scanFrom; next; after += ID_WINDOW) {
+      const rows = await next;
+      next = windowAfter(after + ID_WINDOW);
+      for (const row of rows) {
+        const id = Number(row.id);
+        events++;
+        const stored = row.row_hash === null ? null : row.row_hash.trim();
+        const recomputed = recomputeRowHash(store, row);
+        missingUpTo(id);
+        const covered = p < total && coveredIds[order[p]!]! === id;
+        // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
+        const sealedHistory = covered || (newest !== null && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id));
+        if (sealedHistory && stored === null)
+          byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
+        else if (sealedHistory && recomputed !== stored)
+          byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
+
+        if (covered) {
+          const at = order[p++]!;
+          const s = coveredSeal[at]!;
+          const state = checked[s]!;
+          const hash = recomputed ?? MISSING_ROW_HASH;
+          state.digest.add(id, hash);
+          state.remaining--;
+          if (rowTag(hash) !== coveredTags[at]) mismatched.push({ id, tag: rowTag(hash), seal: s });
+        } else if (sealedHistory) {
+          byId.set(id, {
+            kind: 'inserted',
+            store,
+            id,
+            detail: `event ${id} is covered by no seal although seal ${newest!.seq} covers every id up to ${newest!.upTo}`,
+          });
+        } else if (!isSkipped(id)) {
+          unsealed++;
+        }
+      }
+    }
+    missingUpTo(Number.POSITIVE_INFINITY);
+
+    // ------------------------------------------------------------------ name each difference
+    const sealedTag = new Map<number, { tag: string; seal: number }>();
+    for (const m of mismatched) sealedTag.set(m.id, { tag: coveredTags[order.find((i) => coveredIds[i] === m.id)!]!, seal: m.seal });
+    for (const m of missing) sealedTag.set(m.id, { tag: coveredTags[order.find((i) => coveredIds[i] === m.id)!]!, seal: m.seal });
+    const byTag = new Map<string, number>();
+    for (const [id, { tag }] of sealedTag) byTag.set(tag, id);
+    for (const m of mismatched) {
+      const seq = checked[m.seal]!.seal.seq;
+      checked[m.seal]!.rowFindings++;
+      const origin = byTag.get(m.tag);
+      if (origin !== undefined && origin !== m.id) {
+        byId.set(m.id, {
+          kind: 'reordered',
+          store,
+          id: m.id,
+          seq,
+          detail: `event ${m.id} holds the content seal ${seq} sealed for event ${origin} (events re-ordered)`,
+        });
+      } else if (byId.get(m.id)?.kind !== 'modified') {
+        byId.set(m.id, {
+          kind: 'modified',
+          store,
+          id: m.id,
+          seq,
+          detail: `event ${m.id} differs from what seal ${seq} sealed (its row_hash was rewritten to match)`,
+        });
+      } else {
+        byId.get(m.id)!.seq = seq;
+      }
+    }
+    for (const m of missing) {
+      const seq = checked[m.seal]!.seal.seq;
+      checked[m.seal]!.rowFindings++;
+      byId.set(m.id, { kind: 'deleted', store, id: m.id, seq, detail: `event ${m.id}, sealed by seal ${seq}, is missing` });
+    }
+    findings.push(...[...byId.values()].sort((a, b) => a.id! - b.id!));
+
+    for (const state of checked) {
+      if (state.incomplete || state.remaining !== 0 || state.rowFindings) continue;
+      if (state.digest.digest().digest !== state.seal.digest) {
+        findings.push({
+          kind: 'seal_digest',
+          store,
+          seq: state.seal.seq,
+          detail: `seal ${state.seal.seq}: the digest of events ${state.seal.ids} does not match`,
+        });
+      }
+    }
+
+    return {
+      store,
+      seals: seals.length,
+      checkedSeals: checked.length,
+      expiredSeals,
+      events,
+      unsealed,
+      newestSeal: newest
+        ? { seq: newest.seq, sealHash: newest.storedSealHash, sealedAt: newest.sealedAt, lastId: newest.lastId, upTo: newest.upTo }
+        : null,
+      findings,
+    };
+  }
+}
+
+/** The report as an auditor reads it: one line per finding, then the verdict. */
+export function formatReport(report: VerificationReport): string {
+  const lines: string[] = [`Audit trail verification at ${report.verifiedAt}`];
+  for (const s of report.stores) {
+    lines.push('', `${s.store}:`);
+    lines.push(
+      `  seals: ${s.seals} (${s.checkedSeals} compared with the events, ${s.expiredSeals} whose events retention removed)`,
+      `  events rehashed: ${s.events}; not sealed yet: ${s.unsealed}`,
+    );
+    if (s.newestSeal) {
+      lines.push(
+        `  newest seal: #${s.newestSeal.seq} sealed at ${s.newestSeal.sealedAt}, ids up to ${s.newestSeal.upTo}, seal hash ${s.newestSeal.sealHash}`,
+      );
+    } else {
+      lines.push('  newest seal: none yet');
+    }
+    if (!s.findings.length) lines.push('  intact');
+    for (const f of s.findings) lines.push(`  ${f.kind.toUpperCase().padEnd(16)} ${f.detail}`);
+  }
+  lines.push(
+    '',
+    report.intact
+      ? 'RESULT: intact'
+      : `RESULT: NOT INTACT (${plural(
+          report.stores.reduce((n, s) => n + s.findings.length, 0),
+          'finding',
+        )})`,
+  );
+  return lines.join('\n');
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

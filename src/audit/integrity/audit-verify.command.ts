@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../common/config/index.js';
+import { connectionSettings, type DatabaseRuntime } from '../../database/database-runtime.js';
+import type { EventStore } from '../../database/dialects/sql-dialect.js';
+import { AuditSealsRepository } from './audit-seals.repository.js';
+import { AuditSigningKeys, AuditVerifyKeys, parseJwks, parsePublicKeys } from './audit-signing-keys.js';
+import { AuditVerifier, formatReport } from './audit-verification.service.js';
+
+/** A command line the CLI must refuse (exit 64). */
+export class AuditVerifyUsageError extends Error {}
+
+export interface AuditVerifyArgs {
+  stores?: EventStore[];
+  from?: Date;
+  to?: Date;
+  publicKeyFile?: string;
+  json: boolean;
+}
+
+export function parseAuditVerifyArgs(args: readonly string[]): AuditVerifyArgs {
+  const options: AuditVerifyArgs = { json: false };
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined) throw new AuditVerifyUsageError(`${flag} needs a value`);
+      return v;
+    };
+    const instant = (v: string) => {
+      const d = new Date(v);
+      if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime()))
+        throw new AuditVerifyUsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
+      return d;
+    };
+    if (flag === '--store') {
+      const store = value();
+      if (store !== 'audit_events' && store !== 'security_events') throw new AuditVerifyUsageError('--store is audit_events or security_events');
+      options.stores = [store];
+    } else if (flag === '--from') options.from = instant(value());
+    else if (flag === '--to') options.to = instant(value());
+    else if (flag === '--public-key') options.publicKeyFile = value();
+    else if (flag === '--json') options.json = true;
+    else throw new AuditVerifyUsageError(`unknown option for audit:verify: ${flag}`);
+  }
+  return options;
+}
+
+/**
+ * `audit:verify`: verifies the tamper evidence with nothing but a connection (no migrations, no
+ * service, and with --public-key no signing key), writes the report (human-readable, or JSON with
+ * --json) and answers the exit code: 0 intact, 2 findings.
+ */
+export async function auditVerifyCommand(
+  args: readonly string[],
+  config: AppConfig,
+  database: DatabaseRuntime,
+  write: (text: string) => void,
+): Promise<number> {
+  const options = parseAuditVerifyArgs(args);
+  let keys: AuditVerifyKeys;
+  if (options.publicKeyFile) {
+    const text = readFileSync(options.publicKeyFile, 'utf8');
+    keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
+  } else {
+    keys = AuditSigningKeys.load(config).verifyKeys;
+  }
+  const dataSource = new DataSource(database.dialect.dataSourceOptions(connectionSettings(config, database.url, 'medios-audit-verify')));
+  await dataSource.initialize();
+  try {
+    const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
+    const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
+    write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    return report.intact ? 0 : 2;
+  } finally {
+    await dataSource.destroy();
+  }
+}

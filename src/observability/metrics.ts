@@ -1,0 +1,85 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds; from a cached read to a slow audited write under load (BENCHMARKS.md). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Every Prometheus metric of the service, on a registry of its own (one per application instance,
+ * so applications in the same process do not share counters). What each one means and what to do
+ * when its alert fires: docs/operations.md. No label carries a user id, a username, an id from a
+ * path or a token: every label value comes from a short list fixed in the code.
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP requests, by method, route template and status',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly auditWriteFailures = new Counter({
+    name: 'audit_write_failures_total',
+    help: 'Audit or security events that could not be written (the audited change was rolled back)',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
+  readonly loginAttempts = new Counter({
+    name: 'login_attempts_total',
+    help: 'Login attempts by result and failure reason (reason "none" on success)',
+    labelNames: ['result', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly loginThrottled = new Counter({
+    name: 'login_throttled_total',
+    help: 'Login attempts refused with 429 because of too many recent failures',
+    registers: [this.registry],
+  });
+
+  readonly permissionDenied = new Counter({
+    name: 'permission_denied_total',
+    help: 'Requests refused with 403 for lack of a permission',
+    registers: [this.registry],
+  });
+
+  readonly jobRuns = new Counter({
+    name: 'maintenance_job_runs_total',
+    help: 'Maintenance job runs by job and result (ok, alert, busy, failed)',
+    labelNames: ['job', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly jobLastSuccess = new Gauge({
+    name: 'maintenance_job_last_success_timestamp_seconds',
+    help: 'Unix time of the last run of the job that completed (result ok or alert) in this process',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
+  private defaultsOn = false;
+
+  /** prom-client's process and Node.js metrics (event-loop lag, heap, GC…): only where they are scraped. */
+  collectDefaults(): void {
+    if (this.defaultsOn) return;
+    this.defaultsOn = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge whose value is read at each scrape. */
+  gaugeReadAtScrape<L extends string>(
+    config: { name: string; help: string; labelNames?: readonly L[] },
+    read: (gauge: Gauge<L>) => void | Promise<void>,
+  ): Gauge<L> {
+    return new Gauge<L>({
+      ...config,
+      registers: [this.registry],
+      async collect() {
+        await read(this);
+      },
+    });
+  }
+}

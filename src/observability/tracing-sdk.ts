@@ -1,0 +1,38 @@
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import * as api from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { TediousInstrumentation } from '@opentelemetry/instrumentation-tedious';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { TracingOptions } from './tracing.js';
+
+/** Paths that are not traced: the probes, polled every few seconds, would drown the real traffic. */
+const UNTRACED = /^\/health\//;
+
+/**
+ * The SDK itself, loaded only when tracing is on. Exporter, sampler, resource and propagators
+ * come from the standard OTEL_* variables (W3C traceparent/baggage by default); the service name
+ * defaults to medios-admin-api. Only traces: metrics are Prometheus' (metrics.ts), logs are pino's.
+ */
+export async function startSdk(options: TracingOptions, env: NodeJS.ProcessEnv) {
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME ? undefined : 'medios-admin-api',
+    ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => UNTRACED.test(req.url ?? ''),
+        // the service calls nothing over HTTP but its exporter
+        disableOutgoingRequestInstrumentation: true,
+      }),
+      // fastify 5: the instrumentation the fastify project maintains (registered when fastify starts)
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (opts) => UNTRACED.test(opts.url) }),
+      // statement text without values: parameters may carry personal data
+      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+      new TediousInstrumentation(),
+    ],
+  });
+  sdk.start();
+  return { api, shutdown: () => sdk.shutdown() };
+}

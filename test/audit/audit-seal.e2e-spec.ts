@@ -1,0 +1,448 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { QueryRunner } from 'typeorm';
+import { AuditIntegrityService } from '../../src/audit/integrity/audit-integrity.service.js';
+import { AuditSealService, type AuditSealOptions } from '../../src/audit/integrity/audit-seal.service.js';
+import { AuditSealsRepository } from '../../src/audit/integrity/audit-seals.repository.js';
+import { AuditSigningKeys } from '../../src/audit/integrity/audit-signing-keys.js';
+import type { Finding, VerificationReport } from '../../src/audit/integrity/audit-verification.service.js';
+import { auditVerifyCommand } from '../../src/audit/integrity/audit-verify.command.js';
+import { canonicalInstant, rowHash } from '../../src/audit/integrity/canonical.js';
+import { IntegrityCheckService } from '../../src/audit/maintenance/integrity-check.service.js';
+import { MaintenanceJobRunner } from '../../src/audit/maintenance/maintenance-job.runner.js';
+import { Clock } from '../../src/common/context/clock.js';
+import { SQL_DIALECT, type SqlDialect } from '../../src/database/dialects/index.js';
+import { onlyOn, TestApp } from '../support/test-app.js';
+
+/**
+ * The tamper evidence of the audit trail, attacked as the database owner would: change, delete,
+ * forge and swap sealed events and see the verification (the service and the audit:verify
+ * command) name each by id; restore them and see it pass. And the seal job against transactions
+ * that commit after a seal was cut.
+ */
+describe('tamper-evident audit trail', () => {
+  let t: TestApp;
+  let token: string;
+  let dialect: SqlDialect;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await TestApp.create({ env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'audit-seal-')) } });
+    token = await t.adminToken();
+    dialect = t.app.get<SqlDialect>(SQL_DIALECT);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const createMedio = async () => {
+    const res = await t.post('/api/v1/admin/medios', { codigo: `SEAL_${++n}`, nombre: `Medio ${n}` }, { token });
+    expect(res.status).toBe(201);
+    return res.body.id as number;
+  };
+  const eventIdOf = async (medioId: number): Promise<number> =>
+    Number((await t.query(`SELECT id FROM audit_events WHERE action = 'medio.create' AND target_id = $1`, [String(medioId)]))[0].id);
+  /** A seal service with a short wait for open transactions (the default waits seconds). */
+  const sealer = (options: Partial<AuditSealOptions> = {}) =>
+    new AuditSealService(
+      t.db,
+      dialect,
+      t.app.get(MaintenanceJobRunner),
+      t.app.get(AuditSigningKeys),
+      t.app.get(AuditSealsRepository),
+      t.app.get(Clock),
+      { settleTimeoutMs: 300, maxEventsPerSeal: 50_000, ...options },
+    );
+  const seal = async () => {
+    const result = await sealer().run();
+    expect(result.status).toBe('ok');
+    return result;
+  };
+  const verify = (): Promise<VerificationReport> => t.app.get(AuditIntegrityService).verify();
+  const findings = (r: VerificationReport): Array<Pick<Finding, 'kind' | 'id'>> =>
+    r.stores.flatMap((s) => s.findings.map((f) => ({ kind: f.kind, id: f.id })));
+  /** Runs the audit:verify command on this database; its exit code and report. */
+  const cli = async (...args: string[]) => {
+    let out = '';
+    const code = await auditVerifyCommand(
+      args,
+      t.config,
+      { url: t.config.databaseUrl!, engine: t.engine, dialect, embedded: false, stop: async () => {} },
+      (s) => {
+        out += s;
+      },
+    );
+    return { code, out };
+  };
+  const rowOf = async (id: number) => (await t.query(`SELECT * FROM audit_events WHERE id = $1`, [id]))[0];
+
+  describe('row hashes', () => {
+    it('writes every audit and security event with the hash of its canonical form', async () => {
+      const medio = await createMedio();
+      const id = await eventIdOf(medio);
+      const { sql, parameters } = dialect.eventRows('audit_events', { ids: [id] }, 'full');
+      const [row] = await t.db.query(sql, parameters);
+      expect(row.row_hash).toMatch(/^[0-9a-f]{64}$/);
+      const missing = await t.query(`SELECT COUNT(*) AS n FROM security_events WHERE row_hash IS NULL`);
+      expect(Number(missing[0].n)).toBe(0);
+      const report = await verify(); // rehashes every row: none differs from its row_hash
+      expect(findings(report)).toEqual([]);
+    });
+  });
+
+  describe('sealing and verification', () => {
+    let a: number;
+    let b: number;
+    let c: number;
+    let hole: number;
+
+    beforeAll(async () => {
+      a = await eventIdOf(await createMedio());
+      // a rolled-back insert leaves a hole in the ids: not a finding
+      const qr = t.db.createQueryRunner();
+      await qr.connect();
+      await qr.startTransaction();
+      await insertHashedEvent(qr, 'test.rolled_back');
+      await qr.rollbackTransaction();
+      await qr.release();
+      b = await eventIdOf(await createMedio());
+      c = await eventIdOf(await createMedio());
+      hole = a + 1;
+      expect(b).toBeGreaterThan(hole);
+      await seal();
+    });
+
+    it('appends one signed seal per store chaining to the previous one, and the untouched trail verifies intact', async () => {
+      const seals = await t.app.get(AuditSealsRepository).all(t.db, 'audit_events');
+      expect(seals.length).toBeGreaterThanOrEqual(1);
+      const last = seals[seals.length - 1]!;
+      expect(last.upTo).toBeGreaterThanOrEqual(c);
+      expect(last.ids).not.toContain(`${hole}-`);
+      const report = await verify();
+      expect(report.intact).toBe(true);
+      expect(await cli()).toMatchObject({ code: 0 });
+    });
+
+    it('names an event whose field was changed, and passes again once it is restored', async () => {
+      const before = await rowOf(b);
+      await t.query(`UPDATE audit_events SET target_id = 'forged' WHERE id = $1`, [b]);
+      expect(findings(await verify())).toEqual([{ kind: 'modified', id: b }]);
+      const { code, out } = await cli();
+      expect(code).toBe(2);
+      expect(out).toContain(`MODIFIED`);
+      expect(out).toContain(`event ${b}:`);
+      await t.query(`UPDATE audit_events SET target_id = $1 WHERE id = $2`, [before.target_id, b]);
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('names a changed event even when its row_hash was recomputed to match the new fields', async () => {
+      const before = await rowOf(b);
+      const { sql, parameters } = dialect.eventRows('audit_events', { ids: [b] }, 'full');
+      const [row] = await t.db.query(sql, parameters);
+      const forged = rowHash('audit_events', {
+        occurredAt: canonicalInstant(new Date(before.occurred_at)),
+        actorUserId: Number(row.actor_user_id),
+        actorRoleId: null,
+        ip: row.ip,
+        userAgent: row.user_agent,
+        correlationId: row.correlation_id,
+        action: row.action,
+        targetType: row.target_type,
+        targetId: 'forged',
+        metadata: JSON.parse(row.metadata),
+      });
+      await t.query(`UPDATE audit_events SET target_id = 'forged', row_hash = $1, occurred_at = $2 WHERE id = $3`, [
+        forged,
+        new Date(before.occurred_at),
+        b,
+      ]);
+      const report = await verify();
+      expect(findings(report)).toEqual([{ kind: 'modified', id: b }]);
+      expect(report.stores[0]!.findings[0]!.detail).toContain('row_hash was rewritten');
+      await t.query(`UPDATE audit_events SET target_id = $1, row_hash = $2, occurred_at = $3 WHERE id = $4`, [
+        before.target_id,
+        before.row_hash,
+        before.occurred_at,
+        b,
+      ]);
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('names a deleted event, and passes again once it is put back', async () => {
+      const before = await rowOf(a);
+      await t.query(`DELETE FROM audit_events WHERE id = $1`, [a]);
+      expect(findings(await verify())).toEqual([{ kind: 'deleted', id: a }]);
+      const { code, out } = await cli('--store', 'audit_events');
+      expect(code).toBe(2);
+      expect(out).toContain(`event ${a}, sealed by seal`);
+      await putBack(before);
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('names an event forged into the sealed past (an id no seal covers), and passes once it is removed', async () => {
+      const medio = await rowOf(a);
+      await putBack({ ...medio, id: hole, target_id: 'forged' });
+      expect(findings(await verify())).toEqual([{ kind: 'inserted', id: hole }]);
+      const { code, out } = await cli();
+      expect(code).toBe(2);
+      expect(out).toContain(`INSERTED`);
+      expect(out).toContain(`event ${hole} is covered by no seal`);
+      await t.query(`DELETE FROM audit_events WHERE id = $1`, [hole]);
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('names two swapped events as re-ordered, and passes once they are swapped back', async () => {
+      const swap = () => t.query(`UPDATE audit_events SET id = CASE WHEN id = $1 THEN $2 ELSE $1 END WHERE id IN ($1, $2)`, [b, c]);
+      await swap();
+      expect(findings(await verify())).toEqual([
+        { kind: 'reordered', id: b },
+        { kind: 'reordered', id: c },
+      ]);
+      const { out } = await cli();
+      expect(out).toContain(`event ${b} holds the content seal`);
+      expect(out).toContain(`sealed for event ${c}`);
+      await swap();
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('names an altered seal and a removed seal as breaks of the seal chain', async () => {
+      await seal(); // nothing new: no seal is written
+      await createMedio();
+      await seal();
+      const seals = await t.app.get(AuditSealsRepository).all(t.db, 'audit_events');
+      const [first, second] = seals.slice(-2);
+      await t.query(`UPDATE audit_seals SET count = count + 1 WHERE store = 'audit_events' AND seq = $1`, [second!.seq]);
+      expect((await verify()).stores[0]!.findings.map((f) => f.kind)).toEqual(expect.arrayContaining(['seal_signature', 'seal_modified']));
+      await t.query(`UPDATE audit_seals SET count = count - 1 WHERE store = 'audit_events' AND seq = $1`, [second!.seq]);
+      expect((await verify()).intact).toBe(true);
+      const kept = await t.query(`SELECT * FROM audit_seals WHERE store = 'audit_events' AND seq = $1`, [first!.seq]);
+      await t.query(`DELETE FROM audit_seals WHERE store = 'audit_events' AND seq = $1`, [first!.seq]);
+      const kinds = (await verify()).stores[0]!.findings.map((f) => f.kind);
+      expect(kinds).toContain('seal_chain');
+      const k = kept[0];
+      await t.query(
+        `INSERT INTO audit_seals (store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, events_from, events_to, previous_seal_hash, seal_hash, sealed_at, key_id, signature)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+        [
+          k.store,
+          k.seq,
+          k.first_id,
+          k.last_id,
+          k.up_to,
+          k.ids,
+          k.pending,
+          k.count,
+          k.digest,
+          k.row_tags,
+          k.events_from,
+          k.events_to,
+          k.previous_seal_hash,
+          k.seal_hash,
+          k.sealed_at,
+          k.key_id,
+          k.signature,
+        ],
+      );
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('verifies offline with only the public key, and refuses seals whose key it is not given', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
+      const pem = join(dir, 'audit-public.pem');
+      writeFileSync(pem, t.app.get(AuditSigningKeys).publicKey.export({ type: 'spki', format: 'pem' }));
+      expect((await cli('--public-key', pem)).code).toBe(0);
+      const jwks = join(dir, 'audit-keys.json');
+      writeFileSync(jwks, (await t.get('/.well-known/audit-keys.json')).text);
+      expect((await cli('--public-key', jwks)).code).toBe(0);
+      const other = join(dir, 'other.pem');
+      writeFileSync(other, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
+      const { code, out } = await cli('--public-key', other);
+      expect(code).toBe(2);
+      expect(out).toContain('SEAL_UNKNOWN_KEY');
+    });
+  });
+
+  describe('transactions that commit after a seal was cut', () => {
+    it('seals each late event in a later seal; verification passes before and after, and a rollback is no finding', async () => {
+      const open: QueryRunner[] = [];
+      const lateIds: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const qr = t.db.createQueryRunner();
+        await qr.connect();
+        await qr.startTransaction();
+        lateIds.push(await insertHashedEvent(qr, `test.late_${i}`));
+        open.push(qr);
+        await createMedio(); // committed events with higher ids, around the open ones
+      }
+      try {
+        const first = await sealer().sealStore('audit_events');
+        expect(first.covered).toBeGreaterThanOrEqual(3);
+        expect((await verify()).intact).toBe(true);
+
+        // two commit after the seal was cut, one rolls back
+        await open[0]!.commitTransaction();
+        await open[2]!.commitTransaction();
+        await open[1]!.rollbackTransaction();
+        // committed, not sealed yet: pending in the newest seal, not a finding
+        const between = await verify();
+        expect(between.intact).toBe(true);
+        expect(between.stores[0]!.unsealed).toBeGreaterThanOrEqual(2);
+
+        const second = await sealer().sealStore('audit_events');
+        expect(second.late).toBe(2);
+        const seals = await t.app.get(AuditSealsRepository).all(t.db, 'audit_events');
+        const newest = seals[seals.length - 1]!;
+        expect(newest.ids.split(',')).toEqual(expect.arrayContaining([String(lateIds[0]), String(lateIds[2])]));
+        const after = await verify();
+        expect(after.intact).toBe(true);
+        expect(after.stores[0]!.unsealed).toBe(0);
+      } finally {
+        for (const qr of open) {
+          if (qr.isTransactionActive) await qr.rollbackTransaction();
+          await qr.release();
+        }
+      }
+    });
+
+    it('covers in the same seal an event whose transaction commits while the seal waits for it', async () => {
+      const qr = t.db.createQueryRunner();
+      await qr.connect();
+      await qr.startTransaction();
+      const id = await insertHashedEvent(qr, 'test.commits_during_seal');
+      const run = sealer({ settleTimeoutMs: 10_000 }).sealStore('audit_events');
+      await new Promise((r) => setTimeout(r, 100));
+      await qr.commitTransaction();
+      await qr.release();
+      const outcome = await run;
+      const seals = await t.app.get(AuditSealsRepository).all(t.db, 'audit_events');
+      expect(outcome.pending).toBe(0);
+      expect(seals[seals.length - 1]!.ids).toContain(String(id));
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('splits a large backlog into several chained seals', async () => {
+      for (let i = 0; i < 5; i++) await createMedio();
+      const outcome = await sealer({ maxEventsPerSeal: 2 }).sealStore('audit_events');
+      expect(outcome.seals).toBeGreaterThanOrEqual(3);
+      expect((await verify()).intact).toBe(true);
+    });
+  });
+
+  describe('operations', () => {
+    it("publishes the public keys without a token, the current one first, keyed by the seals' keyId", async () => {
+      const res = await t.get('/.well-known/audit-keys.json');
+      expect(res.status).toBe(200);
+      const keys = t.app.get(AuditSigningKeys);
+      expect(res.body.current).toBe(keys.keyId);
+      expect(res.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: keys.keyId, alg: 'EdDSA' });
+      expect(JSON.stringify(res.body)).not.toContain('"d"');
+    });
+
+    it('answers the newest seals and the last verification to auditors, and 403 to others', async () => {
+      await seal();
+      const check = await t.app.get(IntegrityCheckService).run();
+      expect(check.status).toBe('ok');
+      const res = await t.get('/api/v1/audit/integrity', { token });
+      expect(res.status).toBe(200);
+      expect(res.body.stores.audit_events.newestSeal).toMatchObject({ seq: expect.any(Number), sealHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(res.body.lastVerification).toMatchObject({ intact: true, findings: 0 });
+      const cajero = await t.createUser('cajero');
+      const { accessToken } = await t.login(cajero.username, cajero.password);
+      expect((await t.get('/api/v1/audit/integrity', { token: accessToken })).status).toBe(403);
+    });
+
+    it('makes the weekly integrity check raise system.integrity_alert on tampering', async () => {
+      const id = await eventIdOf(await createMedio());
+      await seal();
+      const before = await rowOf(id);
+      await t.query(`UPDATE audit_events SET action = 'medio.update' WHERE id = $1`, [id]);
+      try {
+        const check = await t.app.get(IntegrityCheckService).run();
+        expect(check.status).toBe('alert');
+        const [alert] = (await t.securityEvents('system.integrity_alert')).slice(-1);
+        expect(alert.failure_reason).toBe('audit_trail_tampered');
+        expect(JSON.stringify(alert.metadata)).toContain(`"id":${id}`);
+        const res = await t.get('/api/v1/audit/integrity', { token });
+        expect(res.body.lastVerification).toMatchObject({ intact: false, findings: 1 });
+      } finally {
+        await t.query(`UPDATE audit_events SET action = $1 WHERE id = $2`, [before.action, id]);
+      }
+      expect((await verify()).intact).toBe(true);
+    });
+
+    onlyOn('postgres', 'the role switch is PostgreSQL; SQL Server DENYs are pinned in mssql-migrations.spec.ts')(
+      'lets the append-only role read what sealing needs and insert seals, but never update or delete them',
+      async () => {
+        const qr = t.db.createQueryRunner();
+        await qr.connect();
+        try {
+          await qr.query('SET ROLE medios_app');
+          await expect(qr.query(`UPDATE audit_seals SET count = count WHERE seq = 1`)).rejects.toThrow(/permission denied/);
+          await expect(qr.query(`DELETE FROM audit_seals WHERE seq = 1`)).rejects.toThrow(/permission denied/);
+          await expect(qr.query(`UPDATE audit_verifications SET intact = true`)).rejects.toThrow(/permission denied/);
+          await expect(qr.query(`SELECT COUNT(*) FROM audit_seals`)).resolves.toBeDefined();
+          // what the seal job reads as the role: the high-water mark and the writers' locks
+          await expect(dialect.eventIdHighWater(qr.manager, 'audit_events')).resolves.toBeGreaterThan(0);
+          await qr.query(`SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND relation = to_regclass('audit_events')`);
+          await qr.query(`INSERT INTO audit_verifications (intact, findings, summary) VALUES (true, 0, '{}')`);
+        } finally {
+          await qr.query('RESET ROLE').catch(() => undefined);
+          await qr.release();
+        }
+      },
+    );
+  });
+
+  /** An audit event written as the service writes it (hash included), in the runner's transaction; its id. */
+  async function insertHashedEvent(qr: QueryRunner, action: string): Promise<number> {
+    const occurredAt = new Date();
+    const hash = rowHash('audit_events', {
+      occurredAt: canonicalInstant(occurredAt),
+      actorUserId: 1,
+      actorRoleId: null,
+      ip: null,
+      userAgent: null,
+      correlationId: null,
+      action,
+      targetType: 'test',
+      targetId: '1',
+      metadata: null,
+    });
+    const sql =
+      t.engine === 'postgres'
+        ? `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) VALUES ($1, 1, $2, 'test', '1', $3) RETURNING id`
+        : `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) OUTPUT INSERTED.id VALUES (@0, 1, @1, 'test', '1', @2)`;
+    const [row] = await qr.query(sql, [occurredAt, action, hash]);
+    return Number(row.id);
+  }
+
+  /** Writes a row back exactly as it was read (explicit id). */
+  async function putBack(row: Record<string, unknown>): Promise<void> {
+    const columns = [
+      'id',
+      'occurred_at',
+      'actor_user_id',
+      'actor_role_id',
+      'ip',
+      'user_agent',
+      'correlation_id',
+      'action',
+      'target_type',
+      'target_id',
+      'metadata',
+      'row_hash',
+    ];
+    const values = columns.map((c) => (c === 'metadata' && row[c] !== null && typeof row[c] === 'object' ? JSON.stringify(row[c]) : row[c]));
+    if (t.engine === 'postgres') {
+      await t.query(`INSERT INTO audit_events (${columns.join(', ')}) VALUES (${columns.map((_c, i) => `$${i + 1}`).join(', ')})`, values);
+    } else {
+      await t.query(
+        `SET IDENTITY_INSERT dbo.audit_events ON; INSERT INTO audit_events (${columns.join(', ')}) VALUES (${columns.map((_c, i) => `$${i + 1}`).join(', ')}); SET IDENTITY_INSERT dbo.audit_events OFF;`,
+        values,
+      );
+    }
+  }
+});

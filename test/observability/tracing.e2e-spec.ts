@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tracingRequested } from '../../src/observability/tracing.js';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database.js';
+
+/**
+ * OpenTelemetry on the real process: the compiled service, with the SDK's in-memory exporter,
+ * serves one guarded create of a medio that carries a W3C traceparent (traced-request.fixture.mjs).
+ * The instrumentations patch modules as they load, which Jest's own module loader bypasses: hence
+ * a child process on the tsc output, as in production.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface SpanRecord {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  kind: number;
+  scope: string;
+  attributes: Record<string, unknown>;
+}
+
+describe('tracing', () => {
+  it('is off unless the standard OTEL_* variables ask for it', () => {
+    expect(tracingRequested({})).toBe(false);
+    expect(tracingRequested({ OTEL_SERVICE_NAME: 'x' })).toBe(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(false);
+    expect(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' })).toBe(false);
+  });
+
+  describe('a guarded create of a medio, traced', () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    let buildDir: string;
+    let database: { name: string; url: string };
+    let result: { status: number; correlationId: string; medioId: number; spans: SpanRecord[] };
+    let logLines: Array<Record<string, any>>;
+
+    beforeAll(async () => {
+      buildDir = mkdtempSync(join(tmpdir(), 'medios-tracing-'));
+      const tsc = spawnSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', buildDir],
+        { cwd: ROOT, encoding: 'utf8' },
+      );
+      if (!existsSync(join(buildDir, 'src/app.factory.js'))) throw new Error(`tsc produced no src/app.factory.js:\n${tsc.stdout}${tsc.stderr}`);
+      writeFileSync(join(buildDir, 'package.json'), JSON.stringify({ type: 'module' }));
+      symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'), 'dir');
+      database = await createTestDatabase();
+
+      const spansFile = join(buildDir, 'spans.json');
+      const child = spawn(process.execPath, [join(ROOT, 'test/observability/traced-request.fixture.mjs')], {
+        env: {
+          ...process.env,
+          BUILD_DIR: buildDir,
+          SPANS_FILE: spansFile,
+          DATABASE_URL: database.url,
+          LOG_LEVEL: 'info',
+          TRACEPARENT: `00-${traceId}-${callerSpanId}-01`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      if (code !== 0) throw new Error(`the traced service exited with ${code}:\n${stderr}\n${stdout.slice(-4000)}`);
+      result = JSON.parse(readFileSync(spansFile, 'utf8'));
+      logLines = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, any>);
+    }, 240_000);
+
+    afterAll(async () => {
+      if (database) await dropTestDatabase(database.name);
+      if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+    });
+
+    const span = (predicate: (s: SpanRecord) => boolean, what: string): SpanRecord => {
+      const found = result.spans.filter(predicate);
+      if (found.length !== 1) throw new Error(`${what}: ${found.length} spans\n${result.spans.map((s) => `${s.name} (${s.scope})`).join('\n')}`);
+      return found[0]!;
+    };
+    const isDescendant = (child: SpanRecord, ancestor: SpanRecord): boolean => {
+      const byId = new Map(result.spans.map((s) => [s.spanId, s]));
+      for (let s: SpanRecord | undefined = child; s; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined) {
+        if (s.parentSpanId === ancestor.spanId) return true;
+      }
+      return false;
+    };
+    const statement = (s: SpanRecord) => String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? '');
+
+    it('creates the medio', () => {
+      expect(result.status).toBe(201);
+    });
+
+    it("continues the caller's trace: the HTTP server span is the child of the traceparent", () => {
+      const http = span((s) => s.scope.includes('instrumentation-http') && s.kind === 1, 'HTTP server span');
+      expect(http.traceId).toBe(traceId);
+      expect(http.parentSpanId).toBe(callerSpanId);
+      expect(result.spans.every((s) => s.traceId === traceId)).toBe(true);
+    });
+
+    it('puts the guard inside the request, its permission lookup inside the guard, and the two inserts after it', () => {
+      const http = span((s) => s.scope.includes('instrumentation-http') && s.kind === 1, 'HTTP server span');
+      const guard = span((s) => s.name === 'AccessGuard.canActivate', 'guard span');
+      expect(isDescendant(guard, http)).toBe(true);
+
+      const dbSpans = result.spans.filter((s) => s.scope.includes('instrumentation-pg') && statement(s));
+      const insertMedio = span((s) => dbSpans.includes(s) && /^INSERT INTO "?medios"?/i.test(statement(s)), 'INSERT INTO medios');
+      const insertAudit = span((s) => dbSpans.includes(s) && /^INSERT INTO "?audit_events"?/i.test(statement(s)), 'INSERT INTO audit_events');
+      for (const insert of [insertMedio, insertAudit]) {
+        expect(isDescendant(insert, http)).toBe(true);
+        expect(isDescendant(insert, guard)).toBe(false);
+      }
+      // every statement of the request is a span of its trace, values never in it
+      expect(dbSpans.some((s) => isDescendant(s, guard))).toBe(true);
+      for (const s of dbSpans) expect(isDescendant(s, http)).toBe(true);
+      expect(JSON.stringify(dbSpans)).not.toContain('Medio trazado');
+    });
+
+    it('writes one info line for the request with its route template, status, duration, correlation and actor ids, and the trace id', () => {
+      const lines = logLines.filter((l) => l.msg === 'request completed' && l.correlationId === result.correlationId);
+      expect(lines).toHaveLength(1);
+      const line = lines[0]!;
+      expect(line).toMatchObject({ level: 30, method: 'POST', route: '/api/v1/admin/medios', status: 201, actorId: 1, traceId });
+      expect(typeof line.durationMs).toBe('number');
+      const text = JSON.stringify(line);
+      expect(text).not.toMatch(/Bearer|authorization|password|Medio trazado|TRAZADO/i);
+    });
+  });
+});
