@@ -35,24 +35,10 @@ describe('products', () => {
   };
 
   describe('access', () => {
-    it('answers 401 without a token on reads and writes', async () => {
-      expectProblem(await t.get(READ), 401, 'no_autenticado');
-      expectProblem(await t.get(`${READ}/1`), 401, 'no_autenticado');
-      expectProblem(await t.post(ADMIN, {}), 401, 'no_autenticado');
-    });
-
-    it('lets any valid token read and answers 403 to writes without catalogo:productos:gestionar', async () => {
+    it('lets any valid token read a product', async () => {
       const product = await createProduct(t, admin, rubro.id, type.id);
       expect((await t.get(READ, { token: vendedor.token })).status).toBe(200);
       expect((await t.get(`${READ}/${product.id}`, { token: vendedor.token })).status).toBe(200);
-      const body = { codigo: `X_${uid()}`, nombre: 'x', rubroId: rubro.id, productTypeId: type.id };
-      expectProblem(await t.post(ADMIN, body, { token: vendedor.token }), 403, 'permiso_denegado');
-      expectProblem(
-        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: rubro.id, productTypeId: type.id }, { token: vendedor.token }),
-        403,
-        'permiso_denegado',
-      );
-      expectProblem(await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: vendedor.token }), 403, 'permiso_denegado');
     });
   });
 

@@ -38,6 +38,28 @@ const ANY_TOKEN = new Set([
 ]);
 
 /**
+ * The permission each area of the API requires, first match wins: pins what the document says, so
+ * a decorator naming the wrong permission fails here, and a guarded operation outside every area
+ * fails until its area is added.
+ */
+const AREAS: Array<[method: RegExp, path: RegExp, permission: string]> = [
+  [/^GET$/, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:ver'],
+  [/./, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:gestionar'],
+  [/./, /^\/api\/v1\/(roles|permisos)(\/|$)/, 'administracion:roles:gestionar'],
+  [/^GET$/, /^\/api\/v1\/audit\//, 'administracion:auditoria:ver'],
+  [/./, /^\/api\/v1\/admin\/fiscal\//, 'administracion:fiscal:gestionar'],
+  [/./, /^\/api\/v1\/admin\/(puntos-de-venta(\/|$)|medios\/\{medioId\}\/puntos-de-venta$)/, 'administracion:puntos_de_venta:gestionar'],
+  [/./, /^\/api\/v1\/admin\/(medios|secciones)(\/|$)/, 'administracion:medios:gestionar'],
+  [/./, /^\/api\/v1\/admin\/rubros(\/|$)/, 'catalogo:rubros:gestionar'],
+  [/./, /^\/api\/v1\/admin\/product-types(\/|$)/, 'catalogo:tipos_producto:gestionar'],
+  [/./, /^\/api\/v1\/admin\/products(\/|$)/, 'catalogo:productos:gestionar'],
+];
+
+/** Point-in-time reads (`asOf`) also need the audit permission. */
+const AS_OF = { asOf: 'administracion:auditoria:ver' };
+const AS_OF_READS = new Set(['GET /api/v1/users/{id}', 'GET /api/v1/users/{id}/permisos', 'GET /api/v1/roles/{codigo}/permisos']);
+
+/**
  * Values for path parameters: ids no resource has, so a caller who gets past the guard is answered
  * 404 (or 400 for the placeholder body) and nothing is changed by the walk.
  */
@@ -93,6 +115,7 @@ function operationsOf(doc: any): Operation[] {
 /** 401/403 on /admin/fiscal routes are `{error, message}`; everywhere else a problem document. */
 function expectDenied(op: Operation, res: HttpResult, status: 401 | 403, code: string): void {
   const fiscal = op.path.startsWith('/api/v1/admin/fiscal/');
+  expectNoLeak(op, res);
   const seen = { op: op.key, status: res.status, body: res.body };
   if (fiscal) {
     expect(seen).toEqual({ op: op.key, status, body: { error: code, message: expect.any(String) } });
@@ -101,6 +124,10 @@ function expectDenied(op: Operation, res: HttpResult, status: 401 | 403, code: s
     expect(seen).toEqual({ op: op.key, status, body: expect.objectContaining({ status, code }) });
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   }
+}
+
+function expectNoLeak(op: Operation, res: HttpResult): void {
+  expect({ op: op.key, leaks: /at .*\.js:\d+|SELECT|INSERT|UPDATE /.test(res.text) }).toEqual({ op: op.key, leaks: false });
 }
 
 function expectPassed(op: Operation, res: HttpResult): void {
@@ -150,6 +177,46 @@ describe('access matrix: every operation of the OpenAPI document', () => {
     // every permission an operation names exists
     const unknown = ops.flatMap((op) => [...op.permissions, ...Object.values(op.queryPermissions)]).filter((code) => !allCodes.includes(code));
     expect(unknown).toEqual([]);
+  });
+
+  it('documents for every guarded operation the permission of its area, and asOf reads as also needing the audit permission', () => {
+    const mismatches = ops
+      .filter((op) => op.permissions.length > 0)
+      .flatMap((op) => {
+        const area = AREAS.find(([method, path]) => method.test(op.method) && path.test(op.path));
+        if (!area) return [`${op.key}: in no area of AREAS (requires ${op.permissions.join(', ')})`];
+        return op.permissions.join() === area[2] ? [] : [`${op.key}: requires ${op.permissions.join(', ')}, its area ${area[2]}`];
+      });
+    expect(mismatches).toEqual([]);
+    const withQuery = ops.filter((op) => Object.keys(op.queryPermissions).length > 0);
+    expect(withQuery.map((op) => op.key).sort()).toEqual([...AS_OF_READS].sort());
+    for (const op of withQuery) expect({ op: op.key, query: op.queryPermissions }).toEqual({ op: op.key, query: AS_OF });
+  });
+
+  it('documents every path parameter (integer ids), 404 for a path naming a resource, 400 for a body, and {error, message} answers on fiscal routes', () => {
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(op.responses ?? {});
+        for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)) {
+          const param = (op.parameters ?? []).find((q: any) => q.name === name && q.in === 'path');
+          if (!param?.required) problems.push(`${where}: path parameter ${name} not declared as required`);
+          else if (name !== 'codigo' && param.schema?.type !== 'integer') problems.push(`${where}: path parameter ${name} is not an integer`);
+          if (!statuses.includes('404')) problems.push(`${where}: 404 not documented`);
+        }
+        if (op.requestBody && !statuses.includes('400')) problems.push(`${where}: 400 not documented`);
+        if (path.startsWith('/api/v1/admin/fiscal/')) {
+          for (const status of statuses.filter((s) => Number(s) >= 400)) {
+            const content = op.responses[status].content ?? {};
+            if (Object.keys(content).join() !== 'application/json' || !/FiscalErrorDto$/.test(content['application/json'].schema?.$ref ?? '')) {
+              problems.push(`${where}: ${status} is not documented as {error, message}`);
+            }
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('answers 401 no_autenticado without a token on every operation that is not public', async () => {
