@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/fiscal/ingresos-brutos';
 const PROVINCIAS = '/api/v1/admin/fiscal/provincias';
@@ -246,28 +247,15 @@ describe('fiscal: ingresos brutos and provincias', () => {
     expect(res.body).toMatchObject({ provincia: 'SANTA_CRUZ', activo: false });
   });
 
-  it('deactivates with 200 and ingresos_brutos.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const entry = await createEntry('SANTIAGO_DEL_ESTERO');
-    const first = await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: entry.id, activo: false, alicuota: 3.5 });
-    expect((await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
-    const events = await t.auditEvents({ action: 'ingresos_brutos.deactivate', targetId: String(entry.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'ingresos_brutos', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and ingresos_brutos.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const entry = await createEntry('TIERRA_DEL_FUEGO');
-    await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${entry.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body.activo).toBe(true);
-    expect((await t.post(`${BASE}/${entry.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
-    const events = await t.auditEvents({ action: 'ingresos_brutos.reactivate', targetId: String(entry.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'ingresos_brutos', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  // one provincia per test: a provincia holds one active entry at a time
+  const activationProvincias = ['SANTIAGO_DEL_ESTERO', 'TIERRA_DEL_FUEGO', 'LA_PAMPA'];
+  itSwitchesActivationIdempotently('ingresos brutos entry', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: () => createEntry(activationProvincias.shift()!),
+    targetType: 'ingresos_brutos',
+    keeps: ['provincia', 'alicuota'],
+  }));
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/fiscal/tipos-iva';
 
@@ -219,33 +220,15 @@ describe('fiscal: tipos de IVA', () => {
     expect((await t.get(`${BASE}/${tipo.id}`, { token: admin })).body.porcentaje).toBe(21);
   });
 
-  it('deactivates with 200 and tipo_iva.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const tipo = await createTipo();
-    const first = await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: tipo.id, activo: false, porcentaje: 21 });
-    const repeat = await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(false);
-    const events = await t.auditEvents({ action: 'tipo_iva.deactivate', targetId: String(tipo.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'tipo_iva', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and tipo_iva.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const tipo = await createTipo();
-    await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${tipo.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body.activo).toBe(true);
-    const repeat = await t.post(`${BASE}/${tipo.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    const events = await t.auditEvents({ action: 'tipo_iva.reactivate', targetId: String(tipo.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'tipo_iva', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  itSwitchesActivationIdempotently('tipo de IVA', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: () => createTipo(),
+    targetType: 'tipo_iva',
+    keeps: ['codigo', 'porcentaje'],
+  }));
 
   it('answers an unknown fiscal route with 404 {error: no_encontrado, message}', async () => {
     expectFiscalError(await t.get('/api/v1/admin/fiscal/no-existe', { token: admin }), 404, 'no_encontrado');

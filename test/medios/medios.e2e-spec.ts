@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/medios';
 let seq = 0;
@@ -151,40 +152,13 @@ describe('medios', () => {
     expect(await t.auditEvents({ action: 'medio.update', targetId: String(medio.id) })).toHaveLength(0);
   });
 
-  it('deactivates with 200 and medio.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const first = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: medio.id, activo: false });
-    const repeat = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body).toMatchObject({ id: medio.id, activo: false });
-    const events = await t.auditEvents({ action: 'medio.deactivate', targetId: String(medio.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and medio.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: medio.id, activo: true });
-    const repeat = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(true);
-    const events = await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
-
-  it('reactivating an active medio is a 200 no-op with no audit event', async () => {
-    const medio = await createMedio();
-    const res = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(res.status).toBe(200);
-    expect(res.body.activo).toBe(true);
-    expect(await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) })).toHaveLength(0);
-  });
+  itSwitchesActivationIdempotently('medio', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: createMedio,
+    targetType: 'medio',
+    keeps: ['codigo', 'nombre'],
+  }));
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/puntos-de-venta';
 const MEDIOS = '/api/v1/admin/medios';
@@ -282,35 +283,15 @@ describe('puntos de venta', () => {
     );
   });
 
-  it('deactivates with 200 and punto_de_venta.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    const first = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: pdv.id, activo: false });
-    const repeat = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(false);
-    const events = await t.auditEvents({ action: 'punto_de_venta.deactivate', targetId: String(pdv.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and punto_de_venta.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: pdv.id, activo: true });
-    const repeat = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    const events = await t.auditEvents({ action: 'punto_de_venta.reactivate', targetId: String(pdv.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  itSwitchesActivationIdempotently('punto de venta', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: async () => createPdv((await createMedio()).id),
+    targetType: 'punto_de_venta',
+    keeps: ['numeroAFIP', 'medioId'],
+  }));
 
   it('offers no number reservation or next-number operation', async () => {
     const medio = await createMedio();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_USERNAME, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const USER_FIELDS = ['activo', 'apellido', 'createdAt', 'email', 'id', 'mustChangePassword', 'nombre', 'rol', 'ultimoLogin', 'updatedAt', 'username'];
 
@@ -244,30 +245,15 @@ describe('users', () => {
       });
     });
 
-    it('treats a repeated deactivate as a 200 no-op without an audit event', async () => {
-      const created = await create();
-      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      const again = await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      expect(again.status).toBe(200);
-      expect(again.body.activo).toBe(false);
-      expect(await t.auditEvents({ action: 'usuario.deactivate', targetId: String(created.body.id) })).toHaveLength(1);
-    });
-
-    it('reactivates, audits usuario.reactivate, and a repeat is a no-op', async () => {
-      const created = await create();
-      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      const res = await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin });
-      expect(res.status).toBe(200);
-      expect(res.body.activo).toBe(true);
-      expect((await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
-      const events = await t.auditEvents({ action: 'usuario.reactivate', targetId: String(created.body.id) });
-      expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({
-        target_type: 'usuario',
-        actor_user_id: adminId,
-        metadata: { before: { activo: false }, after: { activo: true } },
-      });
-    });
+    itSwitchesActivationIdempotently('user', () => ({
+      t,
+      token: admin,
+      actorId: adminId,
+      url: (id) => `/api/v1/users/${id}`,
+      create: async () => (await create()).body,
+      targetType: 'usuario',
+      keeps: ['username', 'rol'],
+    }));
   });
 
   describe('access', () => {
