@@ -248,7 +248,7 @@ describe('fiscal: ingresos brutos and provincias', () => {
   });
 
   // one provincia per test: a provincia holds one active entry at a time
-  const activationProvincias = ['SANTIAGO_DEL_ESTERO', 'TIERRA_DEL_FUEGO', 'LA_PAMPA'];
+  const activationProvincias = ['SANTIAGO_DEL_ESTERO', 'TIERRA_DEL_FUEGO', 'BUENOS_AIRES'];
   itSwitchesActivationIdempotently('ingresos brutos entry', () => ({
     t,
     token: admin,

@@ -16,6 +16,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 /** Operations anyone may call (no token): @Public() routes. */
 const PUBLIC = new Set([
   'GET /.well-known/jwks.json',
+  'GET /.well-known/audit-keys.json',
   'POST /api/v1/auth/login',
   'POST /api/v1/auth/refresh',
   'GET /health/live',
