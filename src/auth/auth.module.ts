@@ -8,6 +8,7 @@ import { UserEntity } from '../users/user.entity.js';
 import { AccessGuard } from './access.guard.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { DelegationPolicy } from './delegation.policy.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
 import { JwksController } from './jwks.controller.js';
 import { JwtKeys } from './jwt-keys.js';
@@ -33,8 +34,9 @@ import { TokenService } from './token.service.js';
     LoginThrottleService,
     EffectivePermissionsService,
     AuthService,
+    DelegationPolicy,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [PasswordHasher, RefreshTokensService, EffectivePermissionsService, TokenService, JwtKeys],
+  exports: [PasswordHasher, RefreshTokensService, EffectivePermissionsService, TokenService, JwtKeys, DelegationPolicy, LoginThrottleService],
 })
 export class AuthModule {}

@@ -37,9 +37,17 @@ export class AuthService {
   /**
    * Throttling first (429 without looking at the password), then one bcrypt compare whatever the
    * case, one generic 401 for the three failures; the reason goes to the security event only.
+   * The username is matched exactly (case-sensitive); only an existing one counts toward the
+   * per-username limits.
    */
   async login(dto: LoginDto): Promise<LoginResponseDto> {
-    const admission = await this.throttle.admit(dto.username, this.context.ip);
+    const user = await this.txHost.tx
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('u.username = :username', { username: dto.username })
+      .getOne();
+    const admission = await this.throttle.admit(dto.username, this.context.ip, user ? { userId: user.id } : undefined);
     if (!admission.admitted) {
       await this.securityEvents.record({ action: 'login', result: 'failure', attemptedUsername: dto.username, failureReason: 'too_many_attempts' });
       throw new DomainError('demasiados_intentos', 'Demasiados intentos fallidos; intente de nuevo más tarde', undefined, {
@@ -48,12 +56,6 @@ export class AuthService {
     }
     let outcome: LoginOutcome = 'error';
     try {
-      const user = await this.txHost.tx
-        .getRepository(UserEntity)
-        .createQueryBuilder('u')
-        .addSelect('u.passwordHash')
-        .where('u.username = :username', { username: dto.username })
-        .getOne();
       if (!user) {
         await this.hasher.verifyAgainstDummy(dto.password);
         outcome = 'failure';
@@ -121,23 +123,26 @@ export class AuthService {
     const result = await this.txHost.withTransaction(() => this.refreshTokens.rotate(dto.refreshToken, subUserId));
 
     if (!result.ok) {
+      // the actor is whose session it is (the token family's owner); the presenting token's `sub`
+      // may name someone else, and goes to the metadata
+      const presented = { sub: String(subUserId) };
       if (result.reason === 'reuse_detected') {
         await this.securityEvents.record({
           action: 'refresh.reuse_detected',
           result: 'failure',
-          actorUserId: subUserId,
+          actorUserId: result.ownerUserId ?? null,
           sessionId: result.familyId,
           failureReason: 'reuse_detected',
-          metadata: { familyId: result.familyId, revokedTokens: result.revoked },
+          metadata: { familyId: result.familyId, revokedTokens: result.revoked, ...presented },
         });
       } else {
         await this.securityEvents.record({
           action: 'refresh.issue',
           result: 'failure',
-          actorUserId: subUserId,
+          actorUserId: result.ownerUserId ?? null,
           sessionId: result.familyId ?? null,
           failureReason: result.reason,
-          metadata: result.familyId ? { familyId: result.familyId } : null,
+          metadata: result.familyId ? { familyId: result.familyId, ...presented } : presented,
         });
       }
       throw new DomainError('refresh_invalido', REFRESH_REFUSED);

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { acceptableHeader, bearerTokenOf, joseHeaderOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
 import { type AccessTokenClaims, userIdFromSub } from './token.service.js';
 
@@ -13,23 +14,14 @@ export interface VerifiedToken {
   jti: string;
 }
 
-function kidOf(rawJwt: string): unknown {
-  try {
-    const header = JSON.parse(Buffer.from(rawJwt.split('.')[0] ?? '', 'base64url').toString('utf8')) as { kid?: unknown };
-    return header.kid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** passport-jwt: bearer token, RS256 only, published `kid` only, iss/aud checked, `exp` required. */
+/** passport-jwt: bearer token, RS256 only, published `kid` only, no `crit`, iss/aud checked, `exp` required. */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerTokenOf,
       secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string | Buffer) => void) => {
-        if (kidOf(rawJwt) !== keys.kid) return done(new Error('unknown kid'));
+        if (!acceptableHeader(joseHeaderOf(rawJwt), keys.kid)) return done(new Error('unknown kid or critical extension'));
         // jsonwebtoken accepts a KeyObject (passport-jwt's typings only name string | Buffer): the
         // key parsed once instead of the PEM text, which it would parse again on every request.
         done(null, keys.publicKey as unknown as Buffer);

@@ -32,7 +32,8 @@ export type RefreshRefusal = 'unknown_token' | 'reuse_detected' | 'token_expired
 
 export type RotationResult =
   | { ok: true; token: string; familyId: string; user: { id: number; username: string; rol: string } }
-  | { ok: false; reason: RefreshRefusal; familyId?: string; revoked?: number };
+  /** `ownerUserId`: the presented token's owner (its family's), when the token is known */
+  | { ok: false; reason: RefreshRefusal; familyId?: string; ownerUserId?: number; revoked?: number };
 
 /** Issues, rotates and revokes refresh tokens; stores only their hashes. Runs in the caller's transaction when one is active. */
 @Injectable()
@@ -81,11 +82,12 @@ export class RefreshTokensService {
     if (token.revokedAt) {
       // a revoked token presented again: whoever holds the chain is not alone — end the session
       const revoked = await this.revokeFamily(familyId, 'reuse_detected');
-      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+      return { ok: false, reason: 'reuse_detected', familyId, ownerUserId: token.userId, revoked };
     }
     const now = this.clock.now();
-    if (token.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'token_expired', familyId };
-    if (token.userId !== subUserId) return { ok: false, reason: 'sub_mismatch', familyId };
+    const refused = (reason: RefreshRefusal) => ({ ok: false as const, reason, familyId, ownerUserId: token.userId });
+    if (token.expiresAt.getTime() <= now.getTime()) return refused('token_expired');
+    if (token.userId !== subUserId) return refused('sub_mismatch');
 
     const owner: { username: string; activo: boolean | number; rol: string } | undefined = await tx
       .createQueryBuilder()
@@ -94,15 +96,15 @@ export class RefreshTokensService {
       .innerJoin('roles', 'r', 'r.id = u.role_id')
       .where('u.id = :id', { id: token.userId })
       .getRawOne();
-    if (!owner) return { ok: false, reason: 'user_not_found', familyId };
-    if (!owner.activo) return { ok: false, reason: 'user_inactive', familyId };
+    if (!owner) return refused('user_not_found');
+    if (!owner.activo) return refused('user_inactive');
 
     // conditional on the row still being active: with the lock this always holds; it is the
     // second guard should an engine ever hand us a stale version of the locked row
     const rotated = await tx.update(RefreshTokenEntity, { id: token.id, revokedAt: IsNull() }, { revokedAt: now, revokedReason: 'rotated' });
     if (rotated.affected !== 1) {
       const revoked = await this.revokeFamily(familyId, 'reuse_detected');
-      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+      return { ok: false, reason: 'reuse_detected', familyId, ownerUserId: token.userId, revoked };
     }
     const next = await this.issue(token.userId, { familyId, parentId: token.id });
     return { ok: true, token: next.token, familyId, user: { id: token.userId, username: owner.username, rol: owner.rol } };

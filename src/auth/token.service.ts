@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { acceptableHeader, joseHeaderOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
 
 export interface AccessTokenSubject {
@@ -61,13 +62,13 @@ export class TokenService {
   }
 
   /**
-   * Verifies signature, algorithm, kid, issuer, audience and (unless ignored) expiry; `exp` must
+   * Verifies signature, algorithm, kid (and no `crit`), issuer, audience and (unless ignored) expiry; `exp` must
    * be present either way. Returns undefined for any invalid token.
    */
   verifyAccessToken(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
     try {
-      const decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
-      if (!decoded?.header || decoded.header.kid !== this.keys.kid || decoded.header.alg !== 'RS256') return undefined;
+      const header = joseHeaderOf(token);
+      if (!acceptableHeader(header, this.keys.kid) || header?.alg !== 'RS256') return undefined;
       const claims = this.jwt.verify<AccessTokenClaims>(token, {
         algorithms: ['RS256'],
         // a KeyObject, which jsonwebtoken accepts (Nest's typings only name string | Buffer)

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
@@ -127,11 +128,27 @@ export class RolesController {
     description:
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +
       'Refused with 409 `anti_lockout` when no active user would keep both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`. ' +
-      'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays.',
+      'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays. ' +
+      "Delegation rule: every code added to the set must be among the caller's effective permissions, and nobody changes the set of its own role (the installed `admin` included); " +
+      'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`. ' +
+      'Checks in order: 400, 404, 403, 409.',
   })
   @ApiOkResponse({ type: RolePermissionsDto })
-  @ApiErrors([400, `${BAD_CODE} Also an unknown permission code.`], 401, 403, 404, [409, 'The change would leave no administrator (`anti_lockout`).'])
-  replacePermissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: ReplaceRolePermissionsDto): Promise<RolePermissionsDto> {
-    return this.roles.replacePermissions(codigo, dto.permisos);
+  @ApiErrors(
+    [400, `${BAD_CODE} Also an unknown permission code.`],
+    401,
+    [
+      403,
+      'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the delegation rule refuses the change (`privilegio_insuficiente`).',
+    ],
+    404,
+    [409, 'The change would leave no administrator (`anti_lockout`).'],
+  )
+  replacePermissions(
+    @Param('codigo', ParseRoleCodePipe) codigo: string,
+    @Body() dto: ReplaceRolePermissionsDto,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<RolePermissionsDto> {
+    return this.roles.replacePermissions(codigo, dto.permisos, caller.userId);
   }
 }

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
+import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
@@ -28,6 +29,7 @@ export class RolesService {
     private readonly audit: AuditService,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
+    private readonly delegation: DelegationPolicy,
     private readonly history: PointInTimeService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -103,16 +105,24 @@ export class RolesService {
 
   /**
    * Replaces the role's permission set (only the difference is written, so the history keeps
-   * unchanged grants as one version). 400 for unknown codes; anti-lockout applies.
+   * unchanged grants as one version). Refusals in order: 400 (an unknown code), 404, 403
+   * `privilegio_insuficiente` (the caller's own role, or an added code the caller lacks), 409
+   * `anti_lockout`.
    */
-  async replacePermissions(codigo: string, requested: readonly string[]): Promise<RolePermissionsDto> {
+  async replacePermissions(codigo: string, requested: readonly string[], callerId: number): Promise<RolePermissionsDto> {
     await this.antiLockout.lock();
-    const role = await this.find(codigo, true);
-    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
-    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
     const wanted = await this.permissions.requireKnown(requested, 'permisos');
+    const role = await this.find(codigo, true);
+    await this.delegation.assertNotOwnRole(callerId, codigo);
     const before = await this.permissions.ofRole(role.id);
     const after = wanted.map((p) => p.codigo);
+    const added = wanted.filter((p) => !before.includes(p.codigo));
+    await this.delegation.assertCanGrant(
+      callerId,
+      added.map((p) => p.codigo),
+    );
+    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
+    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
 
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));
@@ -120,7 +130,6 @@ export class RolesService {
       const removedIds = (await this.permissions.requireKnown(removed, 'permisos')).map((p) => p.id);
       await tx.delete(RolePermissionEntity, { roleId: role.id, permissionId: In(removedIds) });
     }
-    const added = wanted.filter((p) => !before.includes(p.codigo));
     if (added.length)
       await tx.insert(
         RolePermissionEntity,

@@ -130,14 +130,15 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
     }
   });
 
-  it("refuses a refresh token presented with another user's access token (sub mismatch): 401, unchanged, refresh.issue failure sub_mismatch", async () => {
+  it("refuses a refresh token presented with another user's access token (sub mismatch): 401, unchanged, refresh.issue failure sub_mismatch naming the family's owner as actor and the presenting sub in metadata", async () => {
     const owner = await t.createUser('cajero');
     const other = await t.createUser('cajero');
     expectProblem(await t.post(REFRESH, { accessToken: other.token, refreshToken: owner.refreshToken }), 401, 'refresh_invalido');
     const row = await tokenRow(owner.refreshToken);
     expect(row.revoked_at).toBeNull();
     const [event] = await eventsOfFamily('refresh.issue', row.family_id);
-    expect(event).toMatchObject({ result: 'failure', failure_reason: 'sub_mismatch', actor_user_id: other.id });
+    expect(event).toMatchObject({ result: 'failure', failure_reason: 'sub_mismatch', actor_user_id: owner.id });
+    expect(event.metadata).toMatchObject({ familyId: row.family_id, sub: String(other.id) });
     expect((await refresh(owner)).status).toBe(200);
   });
 
@@ -178,12 +179,12 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
     expectProblem(await refresh(user), 401, 'refresh_invalido');
   });
 
-  it('refuses an unknown refresh token with the generic 401 and records refresh.issue failure unknown_token', async () => {
+  it('refuses an unknown refresh token with the generic 401 and records refresh.issue failure unknown_token, with no actor (no family) and the presenting sub in metadata', async () => {
     const user = await t.createUser('cajero');
     const res = await t.post(REFRESH, { accessToken: user.token, refreshToken: 'bm90LWEtcmVhbC1yZWZyZXNoLXRva2VuLWF0LWFsbC0x' });
     expectProblem(res, 401, 'refresh_invalido');
-    const events = (await t.securityEvents('refresh.issue')).filter((e) => e.actor_user_id === user.id);
-    expect(events[0]).toMatchObject({ result: 'failure', failure_reason: 'unknown_token' });
+    const events = (await t.securityEvents('refresh.issue')).filter((e) => e.metadata?.sub === String(user.id));
+    expect(events[0]).toMatchObject({ result: 'failure', failure_reason: 'unknown_token', actor_user_id: null });
   });
 
   it('answers invalid refresh tokens and detected reuse with the very same 401 body', async () => {

@@ -46,6 +46,13 @@ const FORGERIES: Array<{ vector: string; forge: Forgery; onRefresh: boolean }> =
   { vector: 'non-numeric sub', forge: (f, c) => f.rs256({ ...c, sub: 'admin' }), onRefresh: true },
   { vector: 'sub as a JSON number', forge: (f, c) => f.rs256({ ...c, sub: Number(c.sub) }), onRefresh: true },
   { vector: 'sub that is not a positive 32-bit integer', forge: (f, c) => f.rs256({ ...c, sub: '4294967296' }), onRefresh: true },
+  {
+    vector: 'a crit header naming an extension the service does not implement',
+    forge: (f, c) => f.rs256({ ...c, exp2: 1 }, { header: { crit: ['exp2'] } }),
+    onRefresh: true,
+  },
+  // sent as `Authorization: Bearer <valid token> junk`
+  { vector: 'a valid token followed by junk in the Authorization header', forge: (_f, _c, valid) => `${valid} junk`, onRefresh: false },
 ];
 
 interface Attack {

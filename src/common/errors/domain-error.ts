@@ -35,3 +35,19 @@ export class ValidationFailedError extends DomainError {
     super('validacion', message, errors);
   }
 }
+
+/**
+ * A refusal that must leave a trace (a security event) although the request's transaction rolls
+ * back, and that must not take a second pooled connection while the transaction holds one: the
+ * error filter runs `trace` once the request's transaction has ended, before it answers.
+ */
+export class TracedRefusal extends DomainError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly trace: () => Promise<void>,
+  ) {
+    super(code, message);
+    this.name = 'TracedRefusal';
+  }
+}

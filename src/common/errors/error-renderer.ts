@@ -6,6 +6,12 @@ import { codeForStatus } from './error-codes.js';
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
 export const FISCAL_ROUTE_PREFIX = '/api/v1/admin/fiscal';
 
+/**
+ * At most this many field errors in an answer: enough to fix a form, and a body with thousands of
+ * bad fields cannot make the service write a multi-megabyte answer.
+ */
+export const MAX_FIELD_ERRORS = 20;
+
 /** Health probes keep the @nestjs/terminus body on 503. */
 export const HEALTH_ROUTE_PREFIX = '/health/';
 
@@ -53,7 +59,15 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
       fault,
       headers,
       contentType: 'application/json; charset=utf-8',
-      body: { error: code, message: errors?.length ? `${detail}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : detail },
+      body: {
+        error: code,
+        message: errors?.length
+          ? `${detail}: ${errors
+              .slice(0, MAX_FIELD_ERRORS)
+              .map((e) => `${e.field}: ${e.message}`)
+              .join('; ')}`
+          : detail,
+      },
     };
   }
   const body: Record<string, unknown> = {
@@ -65,7 +79,7 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     code,
     correlationId: req.id ?? null,
   };
-  if (errors?.length) body.errors = errors;
+  if (errors?.length) body.errors = errors.slice(0, MAX_FIELD_ERRORS);
   return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
 }
 
