@@ -38,12 +38,27 @@ const pool = new pg.Pool({
 });
 
 // The exact statement the service sends for EffectivePermissionsService.resolve (src/auth/effective-permissions.service.ts),
-// as PostgreSQL logs it (log_statement = all).
+// as PostgreSQL logs it (log_statement = all): the caller's whole permission list, for GET /auth/me.
 const PERMISSIONS_SQL =
   'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
   'p.codigo AS permiso FROM users u INNER JOIN roles r ON r.id = u.role_id ' +
   'LEFT JOIN role_permissions rp ON rp.role_id = r.id AND r.activo = $1 ' +
   'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = $2';
+
+// The guard's per-request statements (authorizationStatement in src/auth/effective-permissions.service.ts), sent like the
+// service sends them: named prepared statements, by the number of permissions the route needs. Values: $1 session id,
+// $2 now, then for one permission $3 the code and $4 true (active role), and last the user id.
+const SESSION_LIVE =
+  'CASE WHEN EXISTS (SELECT 1 FROM sessions s WHERE s.id = $1 AND s.user_id = u.id AND s.ended_at IS NULL AND s.expires_at > $2) THEN 1 ELSE 0 END AS sesion_activa';
+const GUARD_SQL = [
+  `SELECT u.username AS username, r.codigo AS rol, u.activo AS activo, ${SESSION_LIVE} FROM users u INNER JOIN roles r ON r.id = u.role_id WHERE u.id = $3`,
+  `SELECT u.username AS username, r.codigo AS rol, u.activo AS activo, ${SESSION_LIVE}, ` +
+    "CASE WHEN NOT ((CAST(u.permission_overrides AS jsonb) -> 'denied') @> jsonb_build_array(CAST($3 AS text))) AND (" +
+    "((CAST(u.permission_overrides AS jsonb) -> 'granted') @> jsonb_build_array(CAST($3 AS text))) OR EXISTS (SELECT 1 FROM role_permissions rp " +
+    'INNER JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = r.id AND r.activo = $4 AND p.codigo = $3)) THEN 1 ELSE 0 END AS p0 ' +
+    'FROM users u INNER JOIN roles r ON r.id = u.role_id WHERE u.id = $5',
+];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const jwks = await (await globalThis.fetch(env.JWKS_URL)).json();
 const jwk = jwks.keys[0];
@@ -76,21 +91,28 @@ async function verify(request) {
   }
   if (typeof payload.sub !== 'string' || !POSITIVE_INT.test(payload.sub) || Number(payload.sub) > 2_147_483_647)
     throw new HttpError(401, 'no_autenticado');
-  return { userId: Number(payload.sub), jti: payload.jti };
+  if (typeof payload.sid !== 'string' || !UUID.test(payload.sid)) throw new HttpError(401, 'no_autenticado');
+  return { userId: Number(payload.sub), jti: payload.jti, sessionId: payload.sid.toLowerCase() };
 }
 
-/** The guard: the caller exists and is active, and holds `permission` in (role ∪ granted) − denied. */
+/** The guard: the caller exists and is active, its session is live, and it holds `permission` in (role ∪ granted) − denied. */
 async function authorize(request, permission) {
-  const { userId } = await verify(request);
+  const { userId, sessionId } = await verify(request);
+  const values = permission ? [sessionId, new Date(), permission, true, userId] : [sessionId, new Date(), userId];
+  const { rows } = await pool.query({ name: `guard_authorize_${permission ? 1 : 0}`, text: GUARD_SQL[permission ? 1 : 0], values });
+  const row = rows[0];
+  if (!row || !row.activo || Number(row.sesion_activa) !== 1) throw new HttpError(401, 'no_autenticado');
+  if (permission && Number(row.p0) !== 1) throw new HttpError(403, 'permiso_denegado');
+  return { userId, username: row.username, rol: row.rol };
+}
+
+/** The caller's effective permissions, sorted: (role ∪ granted) − denied (GET /auth/me only, like the service). */
+async function permissionsOf(userId) {
   const { rows } = await pool.query(PERMISSIONS_SQL, [true, userId]);
-  const first = rows[0];
-  if (!first || !first.activo) throw new HttpError(401, 'no_autenticado');
-  const raw = first.overrides;
+  const raw = rows[0]?.overrides;
   const overrides = typeof raw === 'string' ? JSON.parse(raw) : (raw ?? {});
   const denied = new Set(overrides.denied ?? []);
-  const efectivos = new Set([...rows.map((r) => r.permiso).filter(Boolean), ...(overrides.granted ?? [])].filter((c) => !denied.has(c)));
-  if (permission && !efectivos.has(permission)) throw new HttpError(403, 'permiso_denegado');
-  return { userId, username: first.username, rol: first.rol, permisos: [...efectivos].sort() };
+  return [...new Set([...rows.map((r) => r.permiso).filter(Boolean), ...(overrides.granted ?? [])])].filter((c) => !denied.has(c)).sort();
 }
 
 const medioDto = (m) => ({
@@ -186,7 +208,7 @@ app.get('/api/v1/auth/me', async (request) => {
     email: u.email,
     rol: caller.rol,
     mustChangePassword: u.must_change_password,
-    permisos: caller.permisos,
+    permisos: await permissionsOf(caller.userId),
   };
 });
 

@@ -6,6 +6,7 @@ import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { UserEntity } from '../users/user.entity.js';
+import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import type { LoginDto, LoginResponseDto, MeDto } from './dto/login.dto.js';
 import type { RefreshDto, TokenPairDto } from './dto/refresh.dto.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
@@ -19,7 +20,7 @@ type LoginFailure = 'user_not_found' | 'user_inactive' | 'invalid_password';
 /** One message for every refused refresh, so the answer never tells which check failed. */
 const REFRESH_REFUSED = 'La sesión no se puede renovar; inicie sesión de nuevo';
 
-/** Sign-in, token refresh and sign-out (SEED 3.1, 4.1, 5). */
+/** Sign-in, token refresh and sign-out (docs/auth.md). */
 @Injectable()
 export class AuthService {
   constructor(
@@ -82,7 +83,7 @@ export class AuthService {
         await this.txHost.tx.update(UserEntity, { id: user.id }, { ultimoLogin: this.clock.now() });
         return this.refreshTokens.issue(user.id);
       });
-      const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol });
+      const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol, sessionId: refresh.familyId });
       outcome = 'success';
       await this.securityEvents.record({
         action: 'login',
@@ -148,7 +149,12 @@ export class AuthService {
       throw new DomainError('refresh_invalido', REFRESH_REFUSED);
     }
 
-    const accessToken = this.tokens.signAccessToken({ userId: result.user.id, username: result.user.username, rol: result.user.rol });
+    const accessToken = this.tokens.signAccessToken({
+      userId: result.user.id,
+      username: result.user.username,
+      rol: result.user.rol,
+      sessionId: result.familyId,
+    });
     await this.securityEvents.record({
       action: 'refresh.issue',
       result: 'success',
@@ -159,10 +165,20 @@ export class AuthService {
     return { accessToken, refreshToken: result.token, tokenType: 'Bearer', expiresIn: this.tokens.accessTtlSeconds };
   }
 
-  /** Revokes every active refresh token of the caller; idempotent. */
-  async logout(userId: number): Promise<void> {
-    const revoked = await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(userId, 'logout'));
-    await this.securityEvents.record({ action: 'logout', result: 'success', actorUserId: userId, metadata: { revokedTokens: revoked } });
+  /**
+   * Ends every session of the caller (revokes all its refresh tokens). Idempotent: a token whose
+   * session has already ended — a repeat — is still answered, but changes nothing, so a copy of an
+   * old access token cannot end the sessions its owner opened since.
+   */
+  async logout(caller: Pick<AuthenticatedUser, 'userId' | 'sessionId' | 'sessionActive'>): Promise<void> {
+    const revoked = caller.sessionActive ? await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(caller.userId, 'logout')) : 0;
+    await this.securityEvents.record({
+      action: 'logout',
+      result: 'success',
+      actorUserId: caller.userId,
+      sessionId: caller.sessionId,
+      metadata: { revokedTokens: revoked },
+    });
   }
 
   async me(userId: number): Promise<MeDto> {

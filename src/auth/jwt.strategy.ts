@@ -4,7 +4,7 @@ import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { acceptableHeader, bearerTokenOf, joseHeaderOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
-import { type AccessTokenClaims, userIdFromSub } from './token.service.js';
+import { type AccessTokenClaims, sessionIdFromSid, userIdFromSub } from './token.service.js';
 
 /** What the strategy hands the guard once the token itself is valid. */
 export interface VerifiedToken {
@@ -12,9 +12,11 @@ export interface VerifiedToken {
   username: string;
   rol: string;
   jti: string;
+  /** the `sid` claim: the session the token belongs to */
+  sessionId: string;
 }
 
-/** passport-jwt: bearer token, RS256 only, published `kid` only, no `crit`, iss/aud checked, `exp` required. */
+/** passport-jwt: bearer token, RS256 only, published `kid` only, no `crit`, iss/aud checked, `exp` and a UUID `sid` required. */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
@@ -35,7 +37,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   validate(claims: AccessTokenClaims): VerifiedToken | false {
     const userId = userIdFromSub(claims.sub);
-    if (userId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
-    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti };
+    const sessionId = sessionIdFromSid(claims.sid);
+    if (userId === undefined || sessionId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
+    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti, sessionId };
   }
 }

@@ -9,9 +9,11 @@ export interface AccessTokenSubject {
   userId: number;
   username: string;
   rol: string;
+  /** the session (refresh-token family) the token belongs to: claim `sid` */
+  sessionId: string;
 }
 
-/** Claims of a verified access token (API.md "Authentication"). */
+/** Claims of a verified access token (docs/api.md "Authentication and tokens"). */
 export interface AccessTokenClaims {
   sub: string;
   name: string;
@@ -21,9 +23,21 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
+  sid: string;
 }
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parses the `sid` claim: a UUID string, answered in lower case (the form both engines hand back),
+ * else undefined. Checked before it reaches SQL, where a malformed uuid would be an error, not a
+ * refusal.
+ */
+export function sessionIdFromSid(sid: unknown): string | undefined {
+  return typeof sid === 'string' && UUID.test(sid) ? sid.toLowerCase() : undefined;
+}
 
 /** Parses the `sub` claim: a decimal string holding a positive 32-bit integer, else undefined. */
 export function userIdFromSub(sub: unknown): number | undefined {
@@ -47,7 +61,7 @@ export class TokenService {
 
   signAccessToken(subject: AccessTokenSubject): string {
     return this.jwt.sign(
-      { name: subject.username, rol: subject.rol },
+      { name: subject.username, rol: subject.rol, sid: subject.sessionId },
       {
         algorithm: 'RS256',
         privateKey: this.keys.privateKey,

@@ -1,18 +1,12 @@
-/** Permissions of the catalog (API.md "Roles and permissions"). */
+/** Permissions of the catalog (docs/permissions.md). */
 export const RUBROS_PERMISSION = 'catalogo:rubros:gestionar';
 export const PRODUCT_TYPES_PERMISSION = 'catalogo:tipos_producto:gestionar';
 export const PRODUCTS_PERMISSION = 'catalogo:productos:gestionar';
 
-/** Codes of product types and products (API.md Conventions): 1..20 of [A-Z0-9_], uppercase only. */
+/** Codes of product types and products (docs/api.md "Conventions"): 1..20 of [A-Z0-9_], uppercase only. */
 export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
 
 /** Largest value of an int column: ids in bodies and queries beyond it are 400, not a store error. */
 export const MAX_ID = 2_147_483_647;
 
-/**
- * A case-insensitive LIKE pattern "contains `search`" with the wildcards of the input escaped;
- * use with `LIKE :pattern ESCAPE '\'` on LOWER(column) (PostgreSQL and SQL Server alike).
- */
-export function containsPattern(search: string): string {
-  return `%${search.toLowerCase().replace(/[\\%_[]/g, (c) => `\\${c}`)}%`;
-}
+export { containsPattern } from '../common/pagination/search.js';

@@ -18,7 +18,16 @@ export type StatementValues = Readonly<Record<string, unknown>>;
 export class PreparedStatement<Row = Record<string, unknown>> {
   private compiled?: { sql: string; order: string[] };
 
-  constructor(readonly text: string) {}
+  /**
+   * `name` makes it a named statement on PostgreSQL when it runs on the data source: pg parses and
+   * plans it once per pooled connection and then only binds values (the guard's per-request read).
+   * SQL Server needs no name: every statement goes out parameterized through sp_executesql, whose
+   * plan is cached by its text and reused. A name must belong to one text only.
+   */
+  constructor(
+    readonly text: string,
+    readonly options: { name?: string } = {},
+  ) {}
 
   async run(db: Queryable, values: StatementValues): Promise<Row[]> {
     const { sql, order } = this.compile(db);
@@ -26,6 +35,8 @@ export class PreparedStatement<Row = Record<string, unknown>> {
       if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
       return values[name];
     });
+    const pool = this.options.name ? postgresPool(db) : undefined;
+    if (pool) return (await pool.query({ name: this.options.name, text: sql, values: parameters })).rows as Row[];
     return (await db.query(sql, parameters)) as Row[];
   }
 
@@ -49,6 +60,15 @@ export class PreparedStatement<Row = Record<string, unknown>> {
     }
     return this.compiled;
   }
+}
+
+/** pg's pool behind a PostgreSQL data source (not a transaction's manager, bound to its connection). */
+function postgresPool(
+  db: Queryable,
+): { query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> } | undefined {
+  if (!('manager' in db && 'driver' in db)) return undefined;
+  const driver = (db as DataSource).driver;
+  return driver.options.type === 'postgres' ? (driver as unknown as { master: ReturnType<typeof postgresPool> }).master : undefined;
 }
 
 function driverOf(db: Queryable) {

@@ -9,6 +9,7 @@ import { PreparedStatement } from '../database/prepared-statement.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
 
@@ -37,7 +38,7 @@ const toEntity = (r: MedioRow): MedioEntity => ({
 });
 
 /**
- * Medios (SEED 2.6, 3.2, 4.5): codigo unique globally and immutable; idempotent (de)activation.
+ * Medios: codigo unique globally and immutable; idempotent (de)activation.
  * The read by id and the create are the benchmark's hot paths (BENCHMARKS.md): they run
  * statements prepared once instead of building SQL through the entity manager per request.
  */
@@ -68,10 +69,10 @@ export class MediosService {
   }
 
   async list(query: MediosQueryDto): Promise<MedioDto[]> {
-    const rows = await this.txHost.tx.find(MedioEntity, {
-      where: query.activo === undefined ? {} : { activo: query.activo },
-      order: { codigo: 'ASC' },
-    });
+    const qb = this.txHost.tx.createQueryBuilder(MedioEntity, 'm');
+    if (query.activo !== undefined) qb.andWhere('m.activo = :activo', { activo: query.activo });
+    if (query.search) qb.andWhere(containsAny(['m.codigo', 'm.nombre']), { pattern: containsPattern(query.search) });
+    const rows = await qb.orderBy('m.codigo', 'ASC').getMany();
     return rows.map((r) => MedioDto.of(r));
   }
 

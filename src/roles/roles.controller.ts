@@ -7,7 +7,7 @@ import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION } from './roles.rules.js';
+import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION, ROLES_READ_PERMISSION } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
 
@@ -25,14 +25,20 @@ const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>
 const ROLE = byCodigo((s, codigo) => s.get(codigo));
 /** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
 const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
+
+/** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')
-@RequirePermission(ROLES_PERMISSION)
 @Controller('api/v1/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List roles', description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.' })
+  @RequirePermission(ROLES_READ_PERMISSION)
+  @ApiOperation({
+    operationId: 'listRoles',
+    summary: 'List roles',
+    description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.',
+  })
   @ApiOkResponse({ type: [RolDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
@@ -40,8 +46,10 @@ export class RolesController {
   }
 
   @Post()
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE)
   @ApiOperation({
+    operationId: 'createRole',
     summary: 'Create a role',
     description:
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
@@ -55,8 +63,9 @@ export class RolesController {
   }
 
   @Get(':codigo')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @Versioned(ROLE)
-  @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
+  @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
   get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
@@ -64,8 +73,10 @@ export class RolesController {
   }
 
   @Put(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @ApiOperation({
+    operationId: 'updateRole',
     summary: 'Update a role',
     description:
       'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
@@ -77,9 +88,11 @@ export class RolesController {
   }
 
   @Delete(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'deactivateRole',
     summary: 'Deactivate a role (soft delete)',
     description:
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
@@ -94,9 +107,11 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateRole',
     summary: 'Reactivate a role',
     description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
   })
@@ -107,9 +122,11 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getRolePermissions',
     summary: "A role's permissions",
     description:
       'The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). ' +
@@ -122,8 +139,10 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
+    operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",
     description:
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +

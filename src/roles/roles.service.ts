@@ -6,6 +6,7 @@ import { AuditService } from '../audit/audit.service.js';
 import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AntiLockoutService } from './anti-lockout.service.js';
@@ -17,7 +18,7 @@ import { RoleEntity } from './role.entity.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
- * Roles (SEED 2.2, 3.2, 4.3): codigo unique (inactive roles included) and immutable; DELETE
+ * Roles: codigo unique (inactive roles included) and immutable; DELETE
  * deactivates, refused while an active user holds the role; permission sets replaced whole.
  * Audit events use the role's codigo as targetId.
  */
@@ -36,7 +37,10 @@ export class RolesService {
   ) {}
 
   async list(query: RolesQueryDto): Promise<RolDto[]> {
-    const rows = await this.txHost.tx.find(RoleEntity, { where: query.incluirInactivos ? {} : { activo: true } });
+    const qb = this.txHost.tx.createQueryBuilder(RoleEntity, 'r');
+    if (!query.incluirInactivos) qb.andWhere('r.activo = :activo', { activo: true });
+    if (query.search) qb.andWhere(containsAny(['r.codigo', 'r.nombre']), { pattern: containsPattern(query.search) });
+    const rows = await qb.getMany();
     return rows.map((r) => RolDto.of(r)).sort((a, b) => (a.codigo < b.codigo ? -1 : 1));
   }
 

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { Authenticated, RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
+import { SesionDto } from '../auth/dto/session.dto.js';
+import { PathSessionId } from '../auth/session-id.pipe.js';
 import { type Page, PageOf } from '../common/pagination/page.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { NoRequestTransaction } from '../common/transactions/request-transaction.interceptor.js';
@@ -14,6 +16,7 @@ import { UpdateOverridesDto, UserPermissionsDto } from './dto/user-permissions.d
 import { CreateUserDto, UpdateUserDto, UsuarioCreatedDto, UsuarioDto, UsersQueryDto } from './dto/user.dto.js';
 import { UserPasswordsService } from './user-passwords.service.js';
 import { UserPermissionsService } from './user-permissions.service.js';
+import { UserSessionsService } from './user-sessions.service.js';
 import { UsersService } from './users.service.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
 
@@ -45,6 +48,7 @@ export class UsersController {
     private readonly users: UsersService,
     private readonly passwords: UserPasswordsService,
     private readonly userPermissions: UserPermissionsService,
+    private readonly userSessions: UserSessionsService,
   ) {}
 
   // Declared before the `:id` routes: the caller's own password is not a user id.
@@ -53,6 +57,7 @@ export class UsersController {
   @HttpCode(204)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'changeOwnPassword',
     summary: 'Change my password',
     description:
       'Needs only a valid access token. Verifies `currentPassword` (400 `password_actual_incorrecto`), applies the password policy (400 `password_debil`), ' +
@@ -77,6 +82,7 @@ export class UsersController {
   @Get()
   @RequirePermission(USERS_READ)
   @ApiOperation({
+    operationId: 'listUsers',
     summary: 'List users',
     description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
   })
@@ -91,6 +97,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'createUser',
     summary: 'Create a user',
     description:
       'The user starts active with `mustChangePassword: true` and no overrides. `rol` must name an existing active role (else 400); the password must satisfy the policy (400 `password_debil`); ' +
@@ -121,7 +128,7 @@ export class UsersController {
   @Versioned(USER)
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
-  @ApiOperation({ summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
+  @ApiOperation({ operationId: 'getUser', summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
   get(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UsuarioDto> {
@@ -132,6 +139,7 @@ export class UsersController {
   @Versioned(USER, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUser',
     summary: 'Update a user',
     description:
       'Replaces nombre, apellido, email and rol (an existing active role when it changes). `username` is immutable (400 `campo_inmutable`). ' +
@@ -155,6 +163,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateUser',
     summary: 'Deactivate a user',
     description:
       "Revokes the user's refresh tokens; its access tokens stop working on the next request. Nobody deactivates themselves or the last administrator (409 `anti_lockout`). " +
@@ -171,6 +180,7 @@ export class UsersController {
   @RequirePermission(USERS_MANAGE)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateUser',
     summary: 'Reactivate a user',
     description: `Idempotent: reactivating an active user answers 200 and writes no event. Audited as \`usuario.reactivate\`. ${ACT_ON}`,
   })
@@ -185,6 +195,7 @@ export class UsersController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'resetUserPassword',
     summary: "Reset a user's password",
     description:
       "Sets a random temporary password that satisfies the policy and answers it once; sets `mustChangePassword` and revokes the user's refresh tokens. " +
@@ -202,6 +213,7 @@ export class UsersController {
   @RequirePermission(USERS_READ)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getUserPermissions',
     summary: "A user's permission view",
     description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
   })
@@ -215,6 +227,7 @@ export class UsersController {
   @Versioned(USER_PERMISOS, 'change')
   @RequirePermission(USERS_MANAGE)
   @ApiOperation({
+    operationId: 'updateUserOverrides',
     summary: "Replace a user's permission overrides",
     description:
       "Both lists hold codes of the catalog; a code may not be in both (400). Applies to the user's very next request. " +
@@ -226,5 +239,43 @@ export class UsersController {
   @ApiErrors([400, 'Validation failure (`validacion`): an unknown code or a code in both lists.'], 401, [403, PRIVILEGE], 404, [409, ANTI_LOCKOUT])
   updateOverrides(@PathId() id: number, @Body() dto: UpdateOverridesDto, @CurrentUser() caller: AuthenticatedUser): Promise<UserPermissionsDto> {
     return this.userPermissions.updateOverrides(id, dto, caller.userId);
+  }
+
+  @Get(':id/sessions')
+  @RequirePermission(USERS_MANAGE)
+  @ApiOperation({
+    operationId: 'listUserSessions',
+    summary: "A user's active sessions",
+    description:
+      'Every active session of the user (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the caller’s own ' +
+      'session when the user is the caller. Ended and expired sessions are not listed.',
+  })
+  @ApiOkResponse({ type: SesionDto, isArray: true })
+  @ApiErrors(400, 401, 403, [404, 'No such user (`no_encontrado`).'])
+  sessions(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<SesionDto[]> {
+    return this.userSessions.list(id, caller);
+  }
+
+  @Delete(':id/sessions/:sessionId')
+  @RequirePermission(USERS_MANAGE)
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'revokeUserSession',
+    summary: "End one of a user's sessions",
+    description:
+      'Ends the session: its refresh tokens are revoked and its access tokens refused from the next request; the user’s other sessions stay open ' +
+      '(to end them all, update, deactivate or reset the password of the user). Ending an already-ended session answers 204 and records nothing. ' +
+      'Audited as `usuario.session_revoke` (target the user) with metadata `{sessionId}`. ' +
+      ACT_ON,
+  })
+  @ApiNoContentResponse({ description: 'Ended (or already ended).' })
+  @ApiErrors(
+    [400, 'A bad user id, or a session id that is not a UUID (`validacion`).'],
+    401,
+    [403, PRIVILEGE],
+    [404, 'No such user, or the user has no session with that id (`no_encontrado`).'],
+  )
+  async revokeSession(@PathId() id: number, @PathSessionId('sessionId') sessionId: string, @CurrentUser() caller: AuthenticatedUser): Promise<void> {
+    await this.userSessions.revoke(id, sessionId, caller);
   }
 }

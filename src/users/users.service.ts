@@ -9,15 +9,18 @@ import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../common/errors/domain-error.js';
 import { type Page, pageOf } from '../common/pagination/page.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
+import { applySort } from '../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { AntiLockoutService } from '../roles/anti-lockout.service.js';
 import { PermissionsService } from '../roles/permissions.service.js';
 import { PointInTimeService } from '../roles/point-in-time.service.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { RolesService } from '../roles/roles.service.js';
-import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
+import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { PasswordPolicy } from './password-policy.service.js';
 import { UserEntity } from './user.entity.js';
+import { ReplicaReads } from '../database/replica-reads.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /** The columns of a user version read from the history (never the password hash). */
@@ -59,6 +62,7 @@ interface UserVersion {
 export class UsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly roles: RolesService,
@@ -75,17 +79,18 @@ export class UsersService {
 
   async list(query: UsersQueryDto): Promise<Page<UsuarioDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
-    if (query.search) {
-      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
-      qb.andWhere(
-        "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
-        { pattern },
-      );
-    }
-    if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
-    if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
-    const [rows, total] = await qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.getRepository(UserEntity).createQueryBuilder('u');
+      if (query.search) {
+        qb.andWhere(containsAny(['u.username', 'u.nombre', 'u.apellido', 'u.email']), { pattern: containsPattern(query.search) });
+      }
+      if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
+      if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
+      return applySort(qb, 'u', query.sort, USER_SORT_FIELDS, [{ field: 'username', direction: 'ASC' }])
+        .skip(skip)
+        .take(take)
+        .getManyAndCount();
+    });
     const codes = await this.roleCodes(rows.map((u) => u.roleId));
     return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
   }
@@ -270,8 +275,4 @@ function unknownRole(codigo: string): ValidationFailedError {
 
 function inactiveRole(codigo: string): ValidationFailedError {
   return new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_[]/g, (c) => `\\${c}`);
 }

@@ -46,6 +46,7 @@ const ANY_TOKEN = new Set([
 const AREAS: Array<[method: RegExp, path: RegExp, permission: string]> = [
   [/^GET$/, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:ver'],
   [/./, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:gestionar'],
+  [/^GET$/, /^\/api\/v1\/(roles|permisos)(\/|$)/, 'administracion:roles:ver'],
   [/./, /^\/api\/v1\/(roles|permisos)(\/|$)/, 'administracion:roles:gestionar'],
   [/^GET$/, /^\/api\/v1\/audit\//, 'administracion:auditoria:ver'],
   [/./, /^\/api\/v1\/admin\/fiscal\//, 'administracion:fiscal:gestionar'],

@@ -52,12 +52,18 @@ export class TestApp {
   ) {}
 
   static async create(
-    options: { env?: Record<string, string>; clock?: Clock; extraModules?: AppModuleOptions['extraModules'] } = {},
+    options: {
+      /** environment overrides; a function receives the URL of the app's fresh database */
+      env?: Record<string, string> | ((databaseUrl: string) => Record<string, string>);
+      clock?: Clock;
+      extraModules?: AppModuleOptions['extraModules'];
+    } = {},
   ): Promise<TestApp> {
     const { name, url } = await createTestDatabase(loadAppConfig(process.env));
     const engine = engineOf(url);
     const dialect = dialectFor(engine);
-    const config = loadAppConfig({ ...process.env, ...options.env, DATABASE_URL: url });
+    const env = typeof options.env === 'function' ? options.env(url) : options.env;
+    const config = loadAppConfig({ ...process.env, ...env, DATABASE_URL: url });
     const database: DatabaseRuntime = { url, engine, dialect, embedded: false, stop: async () => {} };
     const app = await createApp({ config, database, clock: options.clock, extraModules: options.extraModules });
     return new TestApp(app, app.get<DataSource>(getDataSourceToken()), config, name);
@@ -132,9 +138,17 @@ export class TestApp {
 
   private adminTokenCache: string | undefined;
 
-  /** An access token of the bootstrap `admin` (every permission). */
+  /**
+   * An access token of the bootstrap `admin` (every permission), signed in again when a test has
+   * ended the cached token's session (an update, deactivation or password change of `admin`).
+   */
   async adminToken(): Promise<string> {
-    this.adminTokenCache ??= (await this.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
+    if (this.adminTokenCache) {
+      const sid = JSON.parse(Buffer.from(this.adminTokenCache.split('.')[1] ?? '', 'base64url').toString('utf8')).sid as string;
+      const live = await this.query('SELECT 1 AS live FROM sessions WHERE id = $1 AND ended_at IS NULL', [sid]);
+      if (live.length) return this.adminTokenCache;
+    }
+    this.adminTokenCache = (await this.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
     return this.adminTokenCache;
   }
 

@@ -170,6 +170,28 @@ describe('delegation rule: administrators cannot escalate', () => {
       const stronger = await t.createUser('consulta', { overrides: { granted: [USERS_MANAGE, RUBROS], denied: [] } });
       expect((await t.post(`/api/v1/users/${target.id}/deactivate`, undefined, { token: stronger.token })).status).toBe(200);
     });
+
+    it("cannot end the admin's sessions (the admin's token keeps working), but can end a weaker user's", async () => {
+      const adminToken = await t.adminToken();
+      const [adminSession] = (await t.get(`/api/v1/users/${adminId}/sessions`, { token: userManager.token })).body as Array<{
+        id: string;
+        current: boolean;
+      }>;
+      expect(adminSession).toBeDefined();
+      await expectRefused(userManager, () => t.delete(`/api/v1/users/${adminId}/sessions/${adminSession!.id}`, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id/sessions/:sessionId',
+        method: 'DELETE',
+      });
+      const sessions = (await t.get(`/api/v1/users/${adminId}/sessions`, { token: userManager.token })).body as Array<{ id: string }>;
+      expect(sessions.map((s) => s.id)).toContain(adminSession!.id);
+      expect((await t.get('/api/v1/auth/me', { token: adminToken })).status).toBe(200);
+
+      const cajero = await t.createUser('cajero');
+      const [cajeroSession] = (await t.get(`/api/v1/users/${cajero.id}/sessions`, { token: userManager.token })).body as Array<{ id: string }>;
+      expect((await t.delete(`/api/v1/users/${cajero.id}/sessions/${cajeroSession!.id}`, { token: userManager.token })).status).toBe(204);
+      expect((await t.get('/api/v1/auth/me', { token: cajero.token })).status).toBe(401);
+    });
   });
 
   describe('a role manager (its role holds only roles:gestionar) does not give itself everything', () => {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** One audit event as GET /api/v1/audit/events shows it (API.md "Audit"). */
+/** One audit event as GET /api/v1/audit/events shows it (docs/api.md "Audit trail"). */
 export class AuditEventDto {
   @ApiProperty({ example: 1234 }) id: number;
   @ApiProperty({ example: '2025-03-01T12:00:00.123456Z', description: 'UTC, microsecond precision' }) occurredAt: string;
@@ -15,12 +15,11 @@ export class AuditEventDto {
   @ApiProperty({ example: 'usuario' }) targetType: string;
   @ApiProperty({ example: '42' }) targetId: string;
   @ApiProperty({
-    nullable: true,
     description: 'Sanitized JSON: `{after}` for creates, `{before, after}` for updates…',
     example: { before: { nombre: 'Ana' }, after: { nombre: 'Ana María' } },
     oneOf: [
-      { type: 'object', additionalProperties: true },
-      { type: 'array', items: {} },
+      { type: 'object', additionalProperties: true, nullable: true },
+      { type: 'array', items: {}, nullable: true },
     ],
   })
   metadata: unknown;

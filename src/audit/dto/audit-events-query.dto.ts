@@ -15,7 +15,7 @@ function IsInstant(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
-/** Query of GET /api/v1/audit/events (SEED 4.4; API.md "Audit"). */
+/** Query of GET /api/v1/audit/events (docs/api.md "Audit trail"). */
 export class AuditEventsQueryDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Only events by this user id.', example: 1, minimum: 1 })
   @IsOptional()
@@ -24,6 +24,13 @@ export class AuditEventsQueryDto {
   @Min(1)
   @Max(2_147_483_647)
   actorUserId?: number;
+
+  @ApiPropertyOptional({ description: 'Only events of this action (exact), e.g. `usuario.update`.', example: 'usuario.update', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  action?: string;
 
   @ApiPropertyOptional({ description: 'Only events on this kind of resource (singular snake_case).', example: 'usuario', maxLength: 64 })
   @IsOptional()

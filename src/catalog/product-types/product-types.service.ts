@@ -5,16 +5,25 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { containsAny } from '../../common/pagination/search.js';
+import { applySort } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
 import { ProductEntity } from '../products/product.entity.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
-import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
+import {
+  type CreateProductTypeDto,
+  PRODUCT_TYPE_SORT_FIELDS,
+  ProductTypeDto,
+  type ProductTypesQueryDto,
+  type UpdateProductTypeDto,
+} from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
+ * Product types. The four domain errors: 404 `no_encontrado`, 409 `duplicado`
  * (codigo), 409 `tipo_producto_inactivo` (update of an inactive one), 409 `tipo_producto_en_uso`
  * (deactivate while active products use it).
  */
@@ -22,6 +31,7 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 export class ProductTypesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -30,14 +40,17 @@ export class ProductTypesService {
 
   async list(query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
-    if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
-    if (query.search) {
-      qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
-    }
-    const [rows, total] = await qb.orderBy('t.codigo', 'ASC').addOrderBy('t.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(ProductTypeEntity, 't');
+      if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
+      if (query.search) {
+        qb.andWhere(containsAny(['t.codigo', 't.nombre']), { pattern: containsPattern(query.search) });
+      }
+      return applySort(qb, 't', query.sort, PRODUCT_TYPE_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
+        .skip(skip)
+        .take(take)
+        .getManyAndCount();
+    });
     return { items: rows.map((r) => ProductTypeDto.of(r)), total, page, pageSize };
   }
 

@@ -1,9 +1,18 @@
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
+/**
+ * One failed rule of a field. `code` names the rule: class-validator's constraint name (`isInt`,
+ * `matches`, `whitelistValidation` for an unknown property…) or a service's own; left out, the
+ * error renderer sends `invalid`, so every item on the wire is `{field, code, message}`.
+ */
 export interface FieldError {
   field: string;
+  code?: string;
   message: string;
 }
+
+/** The code an item without its own carries on the wire. */
+export const DEFAULT_FIELD_ERROR_CODE = 'invalid';
 
 /**
  * A rule of the domain was broken. Thrown by services with a stable code from ERROR_CODES;

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, type FieldError } from './domain-error.js';
+import { DEFAULT_FIELD_ERROR_CODE, DomainError, type FieldError } from './domain-error.js';
 import { codeForStatus } from './error-codes.js';
 
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
@@ -39,17 +39,23 @@ export interface RenderOptions {
 }
 
 /**
- * The one error model of the service (API.md "Errors"). Used by the Nest exception filter and by
+ * The one error model of the service (docs/api.md "Errors"). Used by the Nest exception filter and by
  * fastify's own error paths (body parsing, bad URLs), so every error answer has the same shape.
  * Never puts a stack trace, SQL text or a secret in the body.
  */
 export function renderError(err: unknown, req: RequestLike, options: RenderOptions = {}): RenderedError {
   const path = req.url.split('?')[0] ?? req.url;
   if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
-    // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
+    // probes answer with the @nestjs/terminus body {status, info, error, details} (docs/api.md "Health")
     const body = err.getResponse();
     if (body && typeof body === 'object')
-      return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
+      return {
+        status: 503,
+        fault: false,
+        headers: { ...UNAVAILABLE.headers },
+        contentType: 'application/json; charset=utf-8',
+        body: body as Record<string, unknown>,
+      };
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
@@ -79,7 +85,8 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     code,
     correlationId: req.id ?? null,
   };
-  if (errors?.length) body.errors = errors.slice(0, MAX_FIELD_ERRORS);
+  if (errors?.length)
+    body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: e.field, code: e.code ?? DEFAULT_FIELD_ERROR_CODE, message: e.message }));
   return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
 }
 

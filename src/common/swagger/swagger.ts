@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyDocumentRules } from './document-rules.js';
 import { VERSIONED_EXTENSION } from '../versioning/versioned.decorator.js';
 
 export const BEARER_AUTH = 'bearer';
@@ -23,10 +24,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       ].join('\n'),
     )
     .setVersion('1.0.0')
+    .addServer('/', 'The root this service is served from: every path already carries its prefix (`/api/v1`, `/health`).')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  return sortDocument(documentVersioning(namePermissions(document)));
+  return sortDocument(applyDocumentRules(documentVersioning(namePermissions(document))));
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */
@@ -39,7 +41,7 @@ export function setupSwagger(app: INestApplication): void {
   });
 }
 
-/** Names each operation's required permission in its description too (API.md "Headers and transport"). */
+/** Names each operation's required permission in its description too (docs/api.md "Permissions"). */
 function namePermissions(doc: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{ description?: string; 'x-required-permission'?: string | string[] } | undefined>) {

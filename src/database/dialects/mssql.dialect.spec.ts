@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { type DataSource, MssqlParameter } from 'typeorm';
 import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
 import { PreparedStatement } from '../prepared-statement.js';
+import { authorizationStatement } from '../../auth/effective-permissions.service.js';
 import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 
 /**
@@ -322,5 +323,66 @@ SELECT @result AS result;`);
         { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['DOS', 'Dos'] },
       ]);
     });
+  });
+
+  describe('jsonArrayContains', () => {
+    it('reads the array under the key with OPENJSON and compares each value with the parameter', () => {
+      expect(dialect.jsonArrayContains('u.permission_overrides', 'granted', ':p1')).toBe(
+        "EXISTS (SELECT 1 FROM OPENJSON(u.permission_overrides, '$.granted') j WHERE j.[value] = :p1)",
+      );
+      expect(() => dialect.jsonArrayContains('u.permission_overrides', 'granted', 'p1')).toThrow('not a :named parameter');
+    });
+  });
+
+  describe("the guard's statement", () => {
+    it("becomes @n placeholders through TypeORM's SQL Server driver, a repeated name bound once", async () => {
+      const calls: Call[] = [];
+      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, { parametersPrefix: '@' });
+      const manager = { connection: { driver }, query: async (sql: string, parameters: unknown[]) => (calls.push({ sql, parameters }), []) };
+      const now = new Date('2026-01-02T03:04:05.000Z');
+      const sid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+      await new PreparedStatement(authorizationStatement(dialect, 1)).run(manager as never, {
+        active: true,
+        userId: 7,
+        sessionId: sid,
+        now,
+        p0: 'a:b:c',
+      });
+      const [call] = calls;
+      expect(call?.sql).toContain("OPENJSON(u.permission_overrides, '$.denied') j WHERE j.[value] = @2)");
+      expect(call?.sql).not.toMatch(/:[a-z]/i);
+      expect(call?.parameters).toEqual([sid, now, 'a:b:c', true, 7]);
+    });
+  });
+});
+
+describe('MssqlDialect read replica', () => {
+  const settings = {
+    url: 'mssql://u:p@ag-listener:1433/medios',
+    poolSize: 5,
+    statementTimeoutMs: 1000,
+    connectTimeoutMs: 1000,
+    applicationName: 'x',
+  };
+
+  it('connects a replica pool with ApplicationIntent=ReadOnly (readOnlyIntent), the primary pool without it', () => {
+    const replica = dialect.dataSourceOptions({ ...settings, readOnly: true }) as unknown as { options: Record<string, unknown> };
+    const primary = dialect.dataSourceOptions(settings) as unknown as { options: Record<string, unknown> };
+    expect(replica.options.readOnlyIntent).toBe(true);
+    expect(primary.options.readOnlyIntent).toBeUndefined();
+  });
+
+  it('reads the lag from the local row of sys.dm_hadr_database_replica_states: 0 when caught up or primary, unknown when suspended', async () => {
+    const lag = async (row: Record<string, unknown> | undefined) => {
+      const { db, calls } = fakeDb([row ? [row] : []]);
+      const value = await dialect.replicaLagSeconds(db);
+      expect(calls[0]!.sql).toMatch(/sys\.dm_hadr_database_replica_states[\s\S]*DB_ID\(\)[\s\S]*is_local = 1/);
+      return value;
+    };
+    expect(await lag(undefined)).toBe(0); // not in an availability group: not a replica
+    expect(await lag({ is_primary_replica: true, state: 'SYNCHRONIZED', redo_queue_size: 10, lag_ms: 9000 })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZED', redo_queue_size: 0, lag_ms: 600000 })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBe(4.5);
+    expect(await lag({ is_primary_replica: false, state: 'NOT SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBeNull();
   });
 });

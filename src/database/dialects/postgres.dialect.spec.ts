@@ -56,3 +56,27 @@ describe('PostgresDialect insertStatement', () => {
     expect(dialect.insertStatement('audit_events', ['action'])).toBe('INSERT INTO audit_events (action) VALUES (:action)');
   });
 });
+
+describe('PostgresDialect jsonArrayContains', () => {
+  it('casts the text document to jsonb and tests containment of the parameter in the array under the key', () => {
+    expect(dialect.jsonArrayContains('u.permission_overrides', 'denied', ':p0')).toBe(
+      "((CAST(u.permission_overrides AS jsonb) -> 'denied') @> jsonb_build_array(CAST(:p0 AS text)))",
+    );
+  });
+
+  it('takes only plain identifiers and a :named parameter', () => {
+    expect(() => dialect.jsonArrayContains('u.x; DROP TABLE users', 'denied', ':p0')).toThrow('not a plain SQL identifier');
+    expect(() => dialect.jsonArrayContains('u.permission_overrides', "denied'", ':p0')).toThrow('not a plain SQL identifier');
+    expect(() => dialect.jsonArrayContains('u.permission_overrides', 'denied', "'x'")).toThrow('not a :named parameter');
+  });
+});
+
+describe('PostgresDialect read replica', () => {
+  it('starts every session of a replica pool read-only, and keeps the role switch', () => {
+    const settings = { url: 'postgres://u@standby/medios', poolSize: 5, statementTimeoutMs: 1000, connectTimeoutMs: 1000, applicationName: 'x' };
+    const options = (o: object) =>
+      (new PostgresDialect().dataSourceOptions({ ...settings, ...o }) as unknown as { extra: { options: string } }).extra.options;
+    expect(options({ readOnly: true, role: 'medios_app' })).toBe('-c TimeZone=UTC -c role=medios_app -c default_transaction_read_only=on');
+    expect(options({})).toBe('-c TimeZone=UTC');
+  });
+});

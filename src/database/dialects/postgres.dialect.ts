@@ -58,9 +58,27 @@ export class PostgresDialect implements SqlDialect {
         idleTimeoutMillis: 30_000,
         statement_timeout: s.statementTimeoutMs,
         query_timeout: s.statementTimeoutMs + 1000,
-        options: s.role ? `-c TimeZone=UTC -c role=${assertIdentifier(s.role)}` : '-c TimeZone=UTC',
+        options: [
+          '-c TimeZone=UTC',
+          ...(s.role ? [`-c role=${assertIdentifier(s.role)}`] : []),
+          // nothing can write through a replica's pool, even one pointed at a primary by mistake
+          ...(s.readOnly ? ['-c default_transaction_read_only=on'] : []),
+        ].join(' '),
       },
     };
+  }
+
+  async replicaLagSeconds(replica: DataSource): Promise<number | null> {
+    // An idle primary sends no new transactions, so `now() - last replay` grows although the
+    // standby misses nothing: when everything received has been replayed the lag is 0.
+    const [row]: Array<{ lag: number | string | null }> = await replica.query(
+      `SELECT CASE
+                WHEN NOT pg_is_in_recovery() THEN 0
+                WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())::float8
+              END AS lag`,
+    );
+    return row?.lag === null || row?.lag === undefined ? null : Math.max(0, Number(row.lag));
   }
 
   isUniqueViolation(err: unknown): boolean {
@@ -126,6 +144,13 @@ export class PostgresDialect implements SqlDialect {
     return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')}) VALUES (${names.map((c) => `:${c}`).join(', ')})${output}`;
   }
 
+  jsonArrayContains(document: string, key: string, value: string): string {
+    const column = document.split('.').map(assertIdentifier).join('.');
+    if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new Error(`not a :named parameter: ${value}`);
+    // the document is stored as text (the same on both engines): cast, then jsonb containment
+    return `((CAST(${column} AS jsonb) -> '${assertIdentifier(key)}') @> jsonb_build_array(CAST(${value} AS text)))`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {
@@ -134,6 +159,7 @@ export class PostgresDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(q.actorUserId)}`);
+    if (q.action !== undefined) where.push(`e.action = ${param(q.action)}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(q.targetType)}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(q.targetId)}`);
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(q.from))}::timestamptz`);

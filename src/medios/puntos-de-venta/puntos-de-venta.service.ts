@@ -6,6 +6,7 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { applySort, type SortKey } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { MediosService } from '../medios.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
@@ -13,14 +14,16 @@ import {
   type CreatePuntoDeVentaDto,
   PuntoDeVentaDto,
   type PuntoDeVentaLookupDto,
+  PUNTO_DE_VENTA_SORT_FIELDS,
   type PuntosDeVentaQueryDto,
   type UpdatePuntoDeVentaDto,
 } from './dto/punto-de-venta.dto.js';
 import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
+ * Puntos de venta: numeroAFIP unique within the medio; create and update
  * need an active medio (409 `medio_inactivo`); an inactive point of sale may still be updated.
  * There is deliberately no number reservation or next-number operation.
  */
@@ -28,6 +31,7 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 export class PuntosDeVentaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
@@ -59,14 +63,15 @@ export class PuntosDeVentaService {
 
   async list(query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const where: FindOptionsWhere<PuntoDeVentaEntity> = {};
-    if (query.medioId !== undefined) where.medioId = query.medioId;
-    if (query.activo !== undefined) where.activo = query.activo;
-    const [rows, total] = await this.txHost.tx.findAndCount(PuntoDeVentaEntity, {
-      where,
-      order: { medioId: 'ASC', numeroAFIP: 'ASC', id: 'ASC' },
-      skip,
-      take,
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(PuntoDeVentaEntity, 'pv');
+      if (query.medioId !== undefined) qb.andWhere('pv.medioId = :medioId', { medioId: query.medioId });
+      if (query.activo !== undefined) qb.andWhere('pv.activo = :activo', { activo: query.activo });
+      const defaultOrder: SortKey[] = [
+        { field: 'medioId', direction: 'ASC' },
+        { field: 'numeroAFIP', direction: 'ASC' },
+      ];
+      return applySort(qb, 'pv', query.sort, PUNTO_DE_VENTA_SORT_FIELDS, defaultOrder).skip(skip).take(take).getManyAndCount();
     });
     return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
   }

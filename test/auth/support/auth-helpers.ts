@@ -61,8 +61,11 @@ export class TokenForge {
     this.keys = t.app.get(JwtKeys);
   }
 
-  /** Claims exactly like the service issues them, for a user. */
-  claims(user: { id: number; username: string; rol: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  /**
+   * Claims exactly like the service issues them, for a user; `sid` is the session of `token` (an
+   * access token the service issued to that user), else a session that does not exist.
+   */
+  claims(user: { id: number; username: string; rol: string; token?: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
     const now = Math.floor(Date.now() / 1000);
     return {
       name: user.username,
@@ -73,6 +76,7 @@ export class TokenForge {
       iss: this.t.config.jwt.issuer,
       sub: String(user.id),
       jti: randomUUID(),
+      sid: user.token ? decodeJwt(user.token).payload.sid : randomUUID(),
       ...overrides,
     };
   }
