@@ -29,6 +29,8 @@ const ANY_TOKEN = new Set([
   'GET /api/v1/auth/me',
   'POST /api/v1/auth/logout',
   'PUT /api/v1/users/me/password',
+  'GET /api/v1/auth/sessions',
+  'DELETE /api/v1/auth/sessions/{id}',
   'GET /api/v1/product-types',
   'GET /api/v1/product-types/{id}',
   'GET /api/v1/products',
@@ -44,6 +46,7 @@ const ANY_TOKEN = new Set([
  * fails until its area is added.
  */
 const AREAS: Array<[method: RegExp, path: RegExp, permission: string]> = [
+  [/./, /^\/api\/v1\/users\/\{id\}\/sessions(\/|$)/, 'administracion:usuarios:gestionar'],
   [/^GET$/, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:ver'],
   [/./, /^\/api\/v1\/users(\/|$)/, 'administracion:usuarios:gestionar'],
   [/^GET$/, /^\/api\/v1\/(roles|permisos)(\/|$)/, 'administracion:roles:ver'],
@@ -69,6 +72,7 @@ const PATH_FIXTURES: Record<string, string> = {
   id: '999999',
   medioId: '999999',
   priceId: '999999',
+  sessionId: '00000000-0000-4000-8000-000000000000',
   codigo: 'rol_inexistente',
 };
 
@@ -195,7 +199,7 @@ describe('access matrix: every operation of the OpenAPI document', () => {
     for (const op of withQuery) expect({ op: op.key, query: op.queryPermissions }).toEqual({ op: op.key, query: AS_OF });
   });
 
-  it('documents every path parameter (integer ids), 404 for a path naming a resource, 400 for a body, and {error, message} answers on fiscal routes', () => {
+  it('documents every path parameter (integer or uuid ids), 404 for a path naming a resource, 400 for a body, and {error, message} answers on fiscal routes', () => {
     const problems: string[] = [];
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
@@ -204,7 +208,8 @@ describe('access matrix: every operation of the OpenAPI document', () => {
         for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)) {
           const param = (op.parameters ?? []).find((q: any) => q.name === name && q.in === 'path');
           if (!param?.required) problems.push(`${where}: path parameter ${name} not declared as required`);
-          else if (name !== 'codigo' && param.schema?.type !== 'integer') problems.push(`${where}: path parameter ${name} is not an integer`);
+          else if (name !== 'codigo' && param.schema?.type !== 'integer' && param.schema?.format !== 'uuid')
+            problems.push(`${where}: path parameter ${name} is neither an integer nor a uuid`);
           if (!statuses.includes('404')) problems.push(`${where}: 404 not documented`);
         }
         if (op.requestBody && !statuses.includes('400')) problems.push(`${where}: 400 not documented`);

@@ -6,7 +6,6 @@ import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
 const CANONICAL = ['admin', 'auditor', 'cajero', 'consulta', 'contable', 'diagramador', 'supervisor', 'vendedor'];
 
 const READ = 'administracion:roles:ver';
-const MANAGE = 'administracion:roles:gestionar';
 
 describe('roles and permissions', () => {
   let t: TestApp;
