@@ -397,7 +397,7 @@ if (writeTo && process.exitCode !== 1) {
 async function scenarioStartup() {
   const dataDir = path.join(DATA, 'startup');
   const port = await freePort();
-  const env = serviceEnv({ DATA_DIR: dataDir, PORT: String(port) });
+  const env = serviceEnv({ DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(await freePort()) });
   delete env.DATABASE_URL;
   const ready = `http://127.0.0.1:${port}/health/ready`;
   // One unmeasured start: creates the cluster on the first run ever and applies pending migrations.
@@ -756,7 +756,8 @@ async function startService(dbUrl, name = 'service') {
   const port = await freePort();
   const child = startNode(MAIN, {
     nodeArgs: [...SERVICE_FLAGS, ...nodeArgs(name)],
-    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), DATA_DIR: path.join(DATA, 'service') }),
+    // a port of its own for the metrics listener: the audit scenario runs two instances at once
+    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), METRICS_PORT: String(await freePort()), DATA_DIR: path.join(DATA, 'service') }),
     cwd: ROOT,
     logFile: path.join(DATA, `${name}.log`),
   });
