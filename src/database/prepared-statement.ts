@@ -18,7 +18,18 @@ export type StatementValues = Readonly<Record<string, unknown>>;
 export class PreparedStatement<Row = Record<string, unknown>> {
   private compiled?: { sql: string; order: string[] };
 
-  constructor(readonly text: string) {}
+  /**
+   * `name` makes it a named statement on PostgreSQL: pg parses and plans it once per pooled
+   * connection and then only binds values (the guard's per-request read, the medio read and insert,
+   * the audit insert). On the data source or its manager it runs on the pool; on a transaction's
+   * manager, on the transaction's own connection. SQL Server needs no name: every statement goes
+   * out parameterized through sp_executesql, whose plan is cached by its text and reused. A name
+   * must belong to one text only.
+   */
+  constructor(
+    readonly text: string,
+    readonly options: { name?: string } = {},
+  ) {}
 
   async run(db: Queryable, values: StatementValues): Promise<Row[]> {
     const { sql, order } = this.compile(db);
@@ -26,6 +37,8 @@ export class PreparedStatement<Row = Record<string, unknown>> {
       if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
       return values[name];
     });
+    const client = this.options.name ? await postgresClient(db) : undefined;
+    if (client) return (await client.query({ name: this.options.name, text: sql, values: parameters })).rows as Row[];
     return (await db.query(sql, parameters)) as Row[];
   }
 
@@ -49,6 +62,25 @@ export class PreparedStatement<Row = Record<string, unknown>> {
     }
     return this.compiled;
   }
+}
+
+interface PgQueryable {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Where a named statement runs on PostgreSQL: the pool behind a data source or behind a manager
+ * outside any transaction, or the pg client of a transaction's query runner (its statements must
+ * stay on that connection). Undefined on SQL Server.
+ */
+async function postgresClient(db: Queryable): Promise<PgQueryable | undefined> {
+  const driver = driverOf(db);
+  if (driver.options.type !== 'postgres') return undefined;
+  const runner = 'manager' in db && 'driver' in db ? undefined : (db as EntityManager).queryRunner;
+  if (!runner) return (driver as unknown as { master: PgQueryable }).master;
+  if (runner.isReleased) throw new Error('prepared statement: the query runner is released');
+  // PostgresQueryRunner.connect() hands back the pg client it holds (acquired once per runner)
+  return (await runner.connect()) as PgQueryable;
 }
 
 function driverOf(db: Queryable) {
