@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, MssqlParameter } from 'typeorm';
 import type { Queryable } from './dialects/sql-dialect.js';
 
 /** The values of a statement's `:name` parameters. */
@@ -33,9 +33,10 @@ export class PreparedStatement<Row = Record<string, unknown>> {
 
   async run(db: Queryable, values: StatementValues): Promise<Row[]> {
     const { sql, order } = this.compile(db);
+    const sqlServer = driverOf(db).options.type === 'mssql';
     const parameters = order.map((name) => {
       if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
-      return values[name];
+      return sqlServer ? sqlServerParameter(values[name]) : values[name];
     });
     const client = this.options.name ? await postgresClient(db) : undefined;
     if (client) return (await client.query({ name: this.options.name, text: sql, values: parameters })).rows as Row[];
@@ -81,6 +82,17 @@ async function postgresClient(db: Queryable): Promise<PgQueryable | undefined> {
   if (runner.isReleased) throw new Error('prepared statement: the query runner is released');
   // PostgresQueryRunner.connect() hands back the pg client it holds (acquired once per runner)
   return (await runner.connect()) as PgQueryable;
+}
+
+/**
+ * A string parameter on SQL Server with a fixed declared length. Left to the driver, a string goes
+ * out as `nvarchar(<its own length>)`, so every new length of a codigo, a nombre or a user agent
+ * changes sp_executesql's parameter list and SQL Server compiles and caches another plan for the
+ * same statement; declared as nvarchar(4000) (nvarchar(max) beyond that) one plan serves them all.
+ */
+export function sqlServerParameter(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value.length <= 4000 ? new MssqlParameter(value, 'nvarchar', 4000) : new MssqlParameter(value, 'nvarchar', 'max');
 }
 
 function driverOf(db: Queryable) {
