@@ -92,7 +92,8 @@ async function postgresClient(db: Queryable): Promise<PgQueryable | undefined> {
  */
 export function sqlServerParameter(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  return value.length <= 4000 ? new MssqlParameter(value, 'nvarchar', 4000) : new MssqlParameter(value, 'nvarchar', 'max');
+  // TypeORM types the length as a number; mssql also takes 'max' (tedious's MAX)
+  return new MssqlParameter(value, 'nvarchar', value.length <= 4000 ? 4000 : ('max' as unknown as number));
 }
 
 function driverOf(db: Queryable) {
