@@ -17,7 +17,12 @@ import { cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH_DIR, '..');
 const { values: flags } = parseArgs({
-  options: { a: { type: 'string', default: '' }, b: { type: 'string', default: '' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '8' } },
+  options: {
+    a: { type: 'string', default: '' },
+    b: { type: 'string', default: '' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '8' },
+  },
 });
 const rounds = Number(flags.rounds);
 const seconds = Number(flags.seconds);
@@ -40,7 +45,16 @@ try {
     const port = await freePort();
     const child = startNode(path.join(ROOT, 'dist/src/main.js'), {
       nodeArgs: words.split(/\s+/).filter(Boolean),
-      env: { ...process.env, DATABASE_URL: dbUrl.toString(), PORT: String(port), METRICS_PORT: '0', DATA_DIR: dataDir, ADMIN_PASSWORD: password, JOBS_ENABLED: 'false', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl.toString(),
+        PORT: String(port),
+        METRICS_PORT: '0',
+        DATA_DIR: dataDir,
+        ADMIN_PASSWORD: password,
+        JOBS_ENABLED: 'false',
+        LOG_LEVEL: 'warn',
+      },
       cwd: ROOT,
       logFile: path.join(dataDir, `${label}.log`),
     });
@@ -55,14 +69,27 @@ try {
   });
   const { accessToken } = await login.json();
   const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
-  const created = await (await globalThis.fetch(`${instances[0].url}/api/v1/admin/medios`, { method: 'POST', headers, body: JSON.stringify({ codigo: 'FLAGS', nombre: 'x' }) })).json();
+  const created = await (
+    await globalThis.fetch(`${instances[0].url}/api/v1/admin/medios`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ codigo: 'FLAGS', nombre: 'x' }),
+    })
+  ).json();
   const load = path.join(BENCH_DIR, 'load.mjs');
   const measure = async (inst, kind, round) => {
     const before = cpuSeconds(inst.child.pid);
     const options =
       kind === 'read'
         ? { url: `${inst.url}/api/v1/admin/medios/${created.id}`, headers, connections: 50, duration: seconds }
-        : { url: `${inst.url}/api/v1/admin/medios`, method: 'POST', headers, connections: 50, duration: seconds, mutation: { prefix: `F${inst.label}${round}X` } };
+        : {
+            url: `${inst.url}/api/v1/admin/medios`,
+            method: 'POST',
+            headers,
+            connections: 50,
+            duration: seconds,
+            mutation: { prefix: `F${inst.label}${round}X` },
+          };
     const r = await runLoad(load, options);
     const cpu = cpuSeconds(inst.child.pid) - before;
     const ok = r.ok;
@@ -70,13 +97,16 @@ try {
     inst.rss.push(Math.round(rssMb(inst.child.pid)));
   };
   for (const kind of ['read', 'create']) {
-    for (let round = 0; round <= rounds; round++) for (const inst of round % 2 ? instances : [...instances].reverse()) await measure(inst, kind, round);
+    for (let round = 0; round <= rounds; round++)
+      for (const inst of round % 2 ? instances : [...instances].reverse()) await measure(inst, kind, round);
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const inst of instances) {
     const line = (kind) =>
       `${kind}: CPU ms/answer median ${median(inst[kind].slice(1).map((x) => x.cpuMs)).toFixed(3)} (${inst[kind].map((x) => x.cpuMs.toFixed(3)).join(', ')}), answers ${inst[kind].map((x) => x.answers).join(', ')}`;
-    console.log(`${inst.label} [${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`);
+    console.log(
+      `${inst.label} [${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`,
+    );
   }
 } finally {
   for (const inst of instances) await stop(inst.child);

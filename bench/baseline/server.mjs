@@ -75,7 +75,10 @@ const ALLOWED = WITH_SESSIONS
               CROSS JOIN LATERAL (SELECT u.permission_overrides::jsonb AS ov) o
               WHERE u.id = $1`,
     };
-const READ_MEDIO = { name: 'baseline_read_medio', text: 'SELECT id, codigo, nombre, activo, created_at, updated_at, version FROM medios WHERE id = $1' };
+const READ_MEDIO = {
+  name: 'baseline_read_medio',
+  text: 'SELECT id, codigo, nombre, activo, created_at, updated_at, version FROM medios WHERE id = $1',
+};
 const INSERT_MEDIO = {
   name: 'baseline_insert_medio',
   text: 'INSERT INTO medios (codigo, nombre) VALUES ($1, $2) RETURNING id, codigo, nombre, activo, created_at, updated_at, version',
