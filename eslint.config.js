@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', '.data/**', '.ci/.node/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', '.data/**', '.ci/.node/**', 'clients/typescript/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

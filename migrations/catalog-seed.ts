@@ -10,6 +10,7 @@ export const CANONICAL_ROLES: ReadonlyArray<{ codigo: string; nombre: string; de
   { codigo: 'consulta', nombre: 'Consulta', descripcion: 'Solo consulta' },
 ];
 
+/** The permission catalog the first migration installs, with the roles that hold each code. */
 export const PERMISSION_CATALOG: ReadonlyArray<{ codigo: string; descripcion: string; roles: string[] }> = [
   { codigo: 'administracion:usuarios:ver', descripcion: 'Ver usuarios y sus permisos', roles: ['admin', 'supervisor', 'auditor'] },
   {
@@ -26,3 +27,15 @@ export const PERMISSION_CATALOG: ReadonlyArray<{ codigo: string; descripcion: st
   { codigo: 'catalogo:tipos_producto:gestionar', descripcion: 'Gestionar tipos de producto', roles: ['admin', 'supervisor'] },
   { codigo: 'catalogo:productos:gestionar', descripcion: 'Gestionar productos y sus precios', roles: ['admin', 'supervisor'] },
 ];
+
+type PermissionSeed = { codigo: string; descripcion: string; roles: string[] };
+
+/** Added by migration 1763712950000 (both engines): reads of roles and of the catalog. */
+export const ROLES_READ_SEED: PermissionSeed = {
+  codigo: 'administracion:roles:ver',
+  descripcion: 'Ver roles, sus permisos y el catálogo de permisos',
+  roles: ['admin', 'supervisor', 'auditor'],
+};
+
+/** The catalog of a fully migrated database: the first migration's plus each later addition. */
+export const INSTALLED_PERMISSION_CATALOG: ReadonlyArray<PermissionSeed> = [...PERMISSION_CATALOG, ROLES_READ_SEED];

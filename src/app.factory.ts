@@ -1,18 +1,22 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { RawRequestContext } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
+import { sendClientError } from './common/errors/client-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
+import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 import { AppMetrics } from './observability/metrics.js';
 import { registerRequestTelemetry } from './observability/request-telemetry.js';
 
-const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
+const API_PREFIX = '/api/v1';
+const NO_STORE = 'no-store';
 
 /**
  * Builds the HTTP application (Nest on Fastify) without listening: main.ts listens on it, the
@@ -34,9 +38,14 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
       reply.headers(security);
       reply.header('x-correlation-id', req.id);
+      if (req.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
       sendError(error, req, reply, fallbackLogger);
     },
+    // what Node's HTTP parser refuses before there is a request (a garbage request line, headers
+    // over the size limit): the contract's problem document with a correlation id, not Node's text
+    clientErrorHandler: (error: Error & { code?: string }, socket) => sendClientError(error, socket, security),
   });
+  limitAuthBodies(adapter.getInstance());
 
   // Registered before Nest mounts its middleware, so the request context (CLS) middleware sees them.
   // Every answer, errors included, carries the correlation id and helmet's security headers.
@@ -44,8 +53,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     const raw = request.raw as RawRequestContext;
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
+    raw.routeUrl = request.routeOptions.url;
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
+    if (request.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
     done();
   });
   registerRequestTelemetry(adapter.getInstance(), metrics);
@@ -60,11 +71,13 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   app.enableCors(corsOptions(options.config.corsOrigins));
   setupSwagger(app);
   await app.init();
-  // JSON only (API.md): Nest also registers a form parser, whose keys would turn a whole
-  // form-encoded body — secrets included — into property names echoed in the validation errors.
-  // Without it such a body is 415 like any other non-JSON type.
+  // JSON only: Nest also registers a form parser, whose keys would turn a whole form-encoded body —
+  // secrets included — into property names echoed in the validation errors. Without it such a body
+  // is 415 like any other non-JSON type.
   if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) fastify.removeContentTypeParser('application/x-www-form-urlencoded');
-  acceptEmptyJsonBodies(fastify);
+  // Nest's JSON parser, replaced by one that accepts an empty body and bounds the body's shape
+  // before parsing it
+  replaceJsonParser(fastify);
   await fastify.ready();
   return app;
 }
@@ -88,22 +101,4 @@ export function corsOptions(origins: readonly string[]) {
     optionsSuccessStatus: 204,
     maxAge: 600,
   };
-}
-
-/**
- * Fetch wrappers send `Content-Type: application/json` on every request, bodiless ones too
- * (deactivate, logout, DELETE): an empty body with that type is no body, not malformed JSON.
- * Anything else goes to fastify's own JSON parser (prototype-poisoning protection included).
- */
-function acceptEmptyJsonBodies(fastify: FastifyInstance): void {
-  const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig as { onProtoPoisoning?: string; onConstructorPoisoning?: string };
-  const parse = fastify.getDefaultJsonParser(
-    (onProtoPoisoning ?? 'error') as 'error' | 'remove' | 'ignore',
-    (onConstructorPoisoning ?? 'error') as 'error' | 'remove' | 'ignore',
-  );
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) done(null, undefined);
-    else parse(request, body as string, done);
-  });
 }

@@ -2,8 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Login throttling on SQL Server: the counterpart of migrations/postgres/1763712100000-login-throttle.ts
- * (same table, columns, constraint and index names). `subject` is the lower-cased username or the
- * client IP, written by the service; the column keeps the database collation.
+ * (same table, columns, constraint and index names). `subject` is a hex SHA-256 of the username
+ * (with `@<client IP>` for the per-IP count) or the client IP, written by the service; hex keys
+ * compare the same under any collation, so usernames stay case-sensitive here too.
  */
 export class LoginThrottle1763712100000 implements MigrationInterface {
   name = 'LoginThrottle1763712100000';

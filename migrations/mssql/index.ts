@@ -5,7 +5,9 @@ import { MediosFiscal1763712300000 } from './1763712300000-medios-fiscal.js';
 import { Catalog1763712400000 } from './1763712400000-catalog.js';
 import { AuditRead1763712500000 } from './1763712500000-audit-read.js';
 import { AppendOnly1763712600000 } from './1763712600000-append-only.js';
+import { Sessions1763712800000 } from './1763712800000-sessions.js';
 import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
+import { ConsoleLists1763712950000 } from './1763712950000-console-lists.js';
 import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 
@@ -20,7 +22,9 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   Catalog1763712400000,
   AuditRead1763712500000,
   AppendOnly1763712600000,
+  Sessions1763712800000,
   RowVersions1763712900000,
+  ConsoleLists1763712950000,
   AuditSeals1763713000000,
   CodeCollation1763713100000,
 ];

@@ -2,10 +2,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Login throttling (API.md "Authentication"): one row per admitted sign-in attempt and scope,
- * shared by every instance of the service. `scope` is `user` (subject = the lower-cased username)
- * or `ip` (subject = the client IP). A row is written when an attempt is admitted, kept when the
- * attempt fails, and deleted when it succeeds (a success also clears the username's rows), so the
- * rows inside the window are the recent failures. Rows older than LOGIN_WINDOW_SECONDS are
+ * shared by every instance of the service. `scope` is `user` (subject: the SHA-256 of the exact
+ * username in hex, alone for its count from any IP, or followed by `@<client IP>` for its count
+ * from one IP) or `ip` (subject = the client IP). A row is written when an attempt is admitted,
+ * kept when the attempt fails, and deleted when it succeeds (a success also clears the (username,
+ * IP) rows), so the rows inside the window are the recent failures. Rows older than LOGIN_WINDOW_SECONDS are
  * deleted by the service itself at every attempt (see LoginThrottleService); nothing else
  * reads them.
  */

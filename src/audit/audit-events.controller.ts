@@ -14,6 +14,7 @@ export class AuditEventsController {
   @Get('events')
   @RequirePermission('administracion:auditoria:ver')
   @ApiOperation({
+    operationId: 'listAuditEvents',
     summary: 'Audit events',
     description:
       'Newest first by `occurredAt`, then `id`. Filters combine with AND; `from` and `to` are inclusive. ' +

@@ -30,6 +30,7 @@ export class AuditEventsService {
     const limit = query.limit ?? DEFAULT_AUDIT_PAGE_SIZE;
     const rows = await this.events.page({
       actorUserId: query.actorUserId,
+      action: query.action,
       targetType: query.targetType,
       targetId: query.targetId,
       from,

@@ -10,7 +10,8 @@ import { canonicalInstant, rowHash, type SecurityEventFields, wellFormed } from 
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 import type { SecurityResult } from './security-event.entity.js';
 
-export type SecurityAction = 'login' | 'logout' | 'refresh.issue' | 'refresh.reuse_detected' | 'permission.denied' | 'system.integrity_alert';
+export type SecurityAction =
+  'login' | 'logout' | 'refresh.issue' | 'refresh.reuse_detected' | 'permission.denied' | 'password.change' | 'system.integrity_alert';
 
 export interface SecurityEventInput {
   action: SecurityAction;

@@ -3,6 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { NoRequestTransaction } from '../common/transactions/request-transaction.interceptor.js';
 import { AuthService } from './auth.service.js';
+import { AllowEndedSession } from './decorators/allow-ended-session.decorator.js';
 import { type AuthenticatedUser, CurrentUser } from './decorators/current-user.decorator.js';
 import { Public } from './decorators/public.decorator.js';
 import { Authenticated } from './decorators/require-permission.decorator.js';
@@ -19,6 +20,7 @@ export class AuthController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'login',
     summary: 'Sign in',
     description: [
       'Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400.',
@@ -43,6 +45,7 @@ export class AuthController {
   @HttpCode(200)
   @NoRequestTransaction()
   @ApiOperation({
+    operationId: 'refreshTokens',
     summary: 'Renew the session (refresh-token rotation)',
     description: [
       'Public. Takes the last access token (it may have expired: its signature, issuer, audience and key id are still checked)',
@@ -60,21 +63,28 @@ export class AuthController {
 
   @Post('logout')
   @Authenticated()
+  @AllowEndedSession()
   @HttpCode(204)
   @NoRequestTransaction()
   @ApiOperation({
-    summary: 'Sign out',
-    description: 'Revokes every active refresh token of the caller (every session). Idempotent: a repeat is 204 too. Needs a valid access token.',
+    operationId: 'logout',
+    summary: 'Sign out everywhere',
+    description: [
+      'Ends every session of the caller (revokes all its refresh tokens): its access tokens are refused from the next request.',
+      'Idempotent: repeating it with the same access token answers 204 — the one route that accepts a token whose session has',
+      'ended — and then changes nothing (sessions opened since stay open). Needs an otherwise valid access token of an active user.',
+      'To end one session only, `DELETE /api/v1/auth/sessions/{id}`.',
+    ].join(' '),
   })
   @ApiNoContentResponse({ description: 'Signed out.' })
   @ApiErrors(401)
   async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {
-    await this.auth.logout(user.userId);
+    await this.auth.logout(user);
   }
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ summary: 'The caller', description: 'Needs a valid access token.' })
+  @ApiOperation({ operationId: 'getCurrentUser', summary: 'The caller', description: 'Needs a valid access token.' })
   @ApiOkResponse({ type: MeDto })
   @ApiErrors(401)
   me(@CurrentUser() user: AuthenticatedUser): Promise<MeDto> {

@@ -6,6 +6,7 @@ import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { UserEntity } from '../users/user.entity.js';
+import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import type { LoginDto, LoginResponseDto, MeDto } from './dto/login.dto.js';
 import type { RefreshDto, TokenPairDto } from './dto/refresh.dto.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
@@ -37,9 +38,17 @@ export class AuthService {
   /**
    * Throttling first (429 without looking at the password), then one bcrypt compare whatever the
    * case, one generic 401 for the three failures; the reason goes to the security event only.
+   * The username is matched exactly (case-sensitive); only an existing one counts toward the
+   * per-username limits.
    */
   async login(dto: LoginDto): Promise<LoginResponseDto> {
-    const admission = await this.throttle.admit(dto.username, this.context.ip);
+    const user = await this.txHost.tx
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('u.username = :username', { username: dto.username })
+      .getOne();
+    const admission = await this.throttle.admit(dto.username, this.context.ip, user ? { userId: user.id } : undefined);
     if (!admission.admitted) {
       await this.securityEvents.record({ action: 'login', result: 'failure', attemptedUsername: dto.username, failureReason: 'too_many_attempts' });
       throw new DomainError('demasiados_intentos', 'Demasiados intentos fallidos; intente de nuevo más tarde', undefined, {
@@ -48,12 +57,6 @@ export class AuthService {
     }
     let outcome: LoginOutcome = 'error';
     try {
-      const user = await this.txHost.tx
-        .getRepository(UserEntity)
-        .createQueryBuilder('u')
-        .addSelect('u.passwordHash')
-        .where('u.username = :username', { username: dto.username })
-        .getOne();
       if (!user) {
         await this.hasher.verifyAgainstDummy(dto.password);
         outcome = 'failure';
@@ -80,7 +83,7 @@ export class AuthService {
         await this.txHost.tx.update(UserEntity, { id: user.id }, { ultimoLogin: this.clock.now() });
         return this.refreshTokens.issue(user.id);
       });
-      const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol });
+      const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol, sessionId: refresh.familyId });
       outcome = 'success';
       await this.securityEvents.record({
         action: 'login',
@@ -121,29 +124,37 @@ export class AuthService {
     const result = await this.txHost.withTransaction(() => this.refreshTokens.rotate(dto.refreshToken, subUserId));
 
     if (!result.ok) {
+      // the actor is whose session it is (the token family's owner); the presenting token's `sub`
+      // may name someone else, and goes to the metadata
+      const presented = { sub: String(subUserId) };
       if (result.reason === 'reuse_detected') {
         await this.securityEvents.record({
           action: 'refresh.reuse_detected',
           result: 'failure',
-          actorUserId: subUserId,
+          actorUserId: result.ownerUserId ?? null,
           sessionId: result.familyId,
           failureReason: 'reuse_detected',
-          metadata: { familyId: result.familyId, revokedTokens: result.revoked },
+          metadata: { familyId: result.familyId, revokedTokens: result.revoked, ...presented },
         });
       } else {
         await this.securityEvents.record({
           action: 'refresh.issue',
           result: 'failure',
-          actorUserId: subUserId,
+          actorUserId: result.ownerUserId ?? null,
           sessionId: result.familyId ?? null,
           failureReason: result.reason,
-          metadata: result.familyId ? { familyId: result.familyId } : null,
+          metadata: result.familyId ? { familyId: result.familyId, ...presented } : presented,
         });
       }
       throw new DomainError('refresh_invalido', REFRESH_REFUSED);
     }
 
-    const accessToken = this.tokens.signAccessToken({ userId: result.user.id, username: result.user.username, rol: result.user.rol });
+    const accessToken = this.tokens.signAccessToken({
+      userId: result.user.id,
+      username: result.user.username,
+      rol: result.user.rol,
+      sessionId: result.familyId,
+    });
     await this.securityEvents.record({
       action: 'refresh.issue',
       result: 'success',
@@ -154,10 +165,20 @@ export class AuthService {
     return { accessToken, refreshToken: result.token, tokenType: 'Bearer', expiresIn: this.tokens.accessTtlSeconds };
   }
 
-  /** Revokes every active refresh token of the caller; idempotent. */
-  async logout(userId: number): Promise<void> {
-    const revoked = await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(userId, 'logout'));
-    await this.securityEvents.record({ action: 'logout', result: 'success', actorUserId: userId, metadata: { revokedTokens: revoked } });
+  /**
+   * Ends every session of the caller (revokes all its refresh tokens). Idempotent: a token whose
+   * session has already ended — a repeat — is still answered, but changes nothing, so a copy of an
+   * old access token cannot end the sessions its owner opened since.
+   */
+  async logout(caller: Pick<AuthenticatedUser, 'userId' | 'sessionId' | 'sessionActive'>): Promise<void> {
+    const revoked = caller.sessionActive ? await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(caller.userId, 'logout')) : 0;
+    await this.securityEvents.record({
+      action: 'logout',
+      result: 'success',
+      actorUserId: caller.userId,
+      sessionId: caller.sessionId,
+      metadata: { revokedTokens: revoked },
+    });
   }
 
   async me(userId: number): Promise<MeDto> {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import type { PermissionOverrides } from '../users/user.entity.js';
 
@@ -38,8 +39,9 @@ interface PermissionRow {
 }
 
 /**
- * Every guarded request resolves permissions: one statement, prepared once (BENCHMARKS.md — building
- * it through the query builder on every request was a measurable share of a guarded read).
+ * Everything about one user: role, overrides and the role's permissions, one row per permission.
+ * For what needs the whole list (the sign-in answer, GET /auth/me, the user's permission view,
+ * the delegation rule) — not for the per-request check, which asks only about the codes it needs.
  */
 const PERMISSIONS = new PreparedStatement<PermissionRow>(
   'SELECT u.username AS username, u.activo AS activo, u.permission_overrides AS overrides, r.codigo AS rol, r.activo AS rol_activo, ' +
@@ -48,34 +50,114 @@ const PERMISSIONS = new PreparedStatement<PermissionRow>(
     'LEFT JOIN permissions p ON p.id = rp.permission_id WHERE u.id = :userId',
 );
 
+/** What the guard learns about a request's caller, from one row. */
+export interface RequestAuthorization {
+  username: string;
+  rol: string;
+  activo: boolean;
+  /** the access token's session is one of the user's, not ended, not expired */
+  sessionActive: boolean;
+  /** for each required code, in the order given: whether the caller holds it */
+  holds: boolean[];
+}
+
+interface AuthorizationRow {
+  username: string;
+  rol: string;
+  activo: boolean | number;
+  sesion_activa: number;
+  [holds: `p${number}`]: number;
+}
+
+/**
+ * The guard's statement for routes that require `codes` permissions: one row of flags — is the
+ * session live, and for each code `:p<i>`, does the user hold it: (granted by its role while the
+ * role is active, or granted by an override) and not denied by one. Same rule as
+ * effectivePermissions(), decided by the database for the few codes a route needs instead of
+ * shipping every permission of the role to Node on every request.
+ */
+export function authorizationStatement(dialect: SqlDialect, codes: number): string {
+  const holds = Array.from({ length: codes }, (_, i) => {
+    const code = `:p${i}`;
+    return (
+      `CASE WHEN NOT ${dialect.jsonArrayContains('u.permission_overrides', 'denied', code)} AND (` +
+      `${dialect.jsonArrayContains('u.permission_overrides', 'granted', code)} OR EXISTS (SELECT 1 FROM role_permissions rp ` +
+      `INNER JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = r.id AND r.activo = :active AND p.codigo = ${code})` +
+      `) THEN 1 ELSE 0 END AS p${i}`
+    );
+  });
+  return (
+    'SELECT u.username AS username, r.codigo AS rol, u.activo AS activo, ' +
+    'CASE WHEN EXISTS (SELECT 1 FROM sessions s WHERE s.id = :sessionId AND s.user_id = u.id AND s.ended_at IS NULL AND s.expires_at > :now) ' +
+    'THEN 1 ELSE 0 END AS sesion_activa' +
+    holds.map((h) => `, ${h}`).join('') +
+    ' FROM users u INNER JOIN roles r ON r.id = u.role_id WHERE u.id = :userId'
+  );
+}
+
 /**
  * Resolves a user's effective permissions from the store in one query (SEED 5.2): permissions are
  * never carried in the token, so a change applies on the very next request.
  */
 @Injectable()
 export class EffectivePermissionsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** one statement per number of required codes (0, 1, 2…), each a named prepared statement */
+  private readonly authorizations = new Map<number, PreparedStatement<AuthorizationRow>>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
+  ) {}
 
   /** `db`: the request's transaction when the caller reads inside one (the If-Match check of an override change). */
   async resolve(userId: number, db: DataSource | EntityManager = this.dataSource): Promise<UserAccess | undefined> {
-    const rows = await PERMISSIONS.run(db, { active: true, userId });
-    const first = rows[0];
-    if (!first) return undefined;
-    const overrides = parseOverrides(first.overrides);
-    const rolPermisos = rows
-      .map((r) => r.permiso)
-      .filter((p): p is string => !!p)
-      .sort();
+    return accessOf(userId, await PERMISSIONS.run(db, { active: true, userId }));
+  }
+
+  /**
+   * The per-request check, one round trip: does the user exist and is it active, is the session
+   * `sessionId` one of its active ones at `now`, and which of `required` does it hold.
+   */
+  async authorize(userId: number, sessionId: string, now: Date, required: readonly string[]): Promise<RequestAuthorization | undefined> {
+    const codes = Object.fromEntries(required.map((code, i) => [`p${i}`, code]));
+    const row = await this.authorization(required.length).one(this.dataSource, { active: true, userId, sessionId, now, ...codes });
+    if (!row) return undefined;
     return {
-      userId,
-      username: first.username,
-      activo: Boolean(first.activo),
-      rol: first.rol,
-      rolActivo: Boolean(first.rol_activo),
-      rolPermisos,
-      granted: overrides.granted,
-      denied: overrides.denied,
-      efectivos: effectivePermissions(rolPermisos, overrides),
+      username: row.username,
+      rol: row.rol,
+      activo: Boolean(row.activo),
+      sessionActive: Number(row.sesion_activa) === 1,
+      holds: required.map((_, i) => Number(row[`p${i}`]) === 1),
     };
   }
+
+  private authorization(codes: number): PreparedStatement<AuthorizationRow> {
+    let statement = this.authorizations.get(codes);
+    if (!statement) {
+      statement = new PreparedStatement<AuthorizationRow>(authorizationStatement(this.dialect, codes), { name: `guard_authorize_${codes}` });
+      this.authorizations.set(codes, statement);
+    }
+    return statement;
+  }
+}
+
+function accessOf(userId: number, rows: PermissionRow[]): UserAccess | undefined {
+  const first = rows[0];
+  if (!first) return undefined;
+  const overrides = parseOverrides(first.overrides);
+  const rolPermisos = rows
+    .map((r) => r.permiso)
+    .filter((p): p is string => !!p)
+    .sort();
+  return {
+    userId,
+    username: first.username,
+    activo: Boolean(first.activo),
+    rol: first.rol,
+    rolActivo: Boolean(first.rol_activo),
+    rolPermisos,
+    granted: overrides.granted,
+    denied: overrides.denied,
+    efectivos: effectivePermissions(rolPermisos, overrides),
+  };
 }

@@ -12,6 +12,7 @@ export class JwksController {
   @Public()
   @Header('cache-control', 'public, max-age=300')
   @ApiOperation({
+    operationId: 'getJwks',
     summary: 'Public keys (JWKS)',
     description: 'Public. The RS256 public key(s) that verify access tokens, so other services can check them.',
   })

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { acceptableHeader, bearerTokenOf, joseHeaderOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
-import { type AccessTokenClaims, userIdFromSub } from './token.service.js';
+import { type AccessTokenClaims, sessionIdFromSid, userIdFromSub } from './token.service.js';
 
 /** What the strategy hands the guard once the token itself is valid. */
 export interface VerifiedToken {
@@ -11,25 +12,18 @@ export interface VerifiedToken {
   username: string;
   rol: string;
   jti: string;
+  /** the `sid` claim: the session the token belongs to */
+  sessionId: string;
 }
 
-function kidOf(rawJwt: string): unknown {
-  try {
-    const header = JSON.parse(Buffer.from(rawJwt.split('.')[0] ?? '', 'base64url').toString('utf8')) as { kid?: unknown };
-    return header.kid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** passport-jwt: bearer token, RS256 only, published `kid` only, iss/aud checked, `exp` required. */
+/** passport-jwt: bearer token, RS256 only, published `kid` only, no `crit`, iss/aud checked, `exp` and a UUID `sid` required. */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerTokenOf,
       secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string | Buffer) => void) => {
-        if (kidOf(rawJwt) !== keys.kid) return done(new Error('unknown kid'));
+        if (!acceptableHeader(joseHeaderOf(rawJwt), keys.kid)) return done(new Error('unknown kid or critical extension'));
         // jsonwebtoken accepts a KeyObject (passport-jwt's typings only name string | Buffer): the
         // key parsed once instead of the PEM text, which it would parse again on every request.
         done(null, keys.publicKey as unknown as Buffer);
@@ -43,7 +37,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   validate(claims: AccessTokenClaims): VerifiedToken | false {
     const userId = userIdFromSub(claims.sub);
-    if (userId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
-    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti };
+    const sessionId = sessionIdFromSid(claims.sid);
+    if (userId === undefined || sessionId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
+    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti, sessionId };
   }
 }

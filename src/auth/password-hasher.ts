@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import bcrypt from 'bcrypt';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { DomainError } from '../common/errors/domain-error.js';
 
 /** bcrypt's input limit: longer passwords are rejected, never silently truncated. */
 export const MAX_PASSWORD_BYTES = 72;
@@ -17,13 +18,22 @@ export function bcryptConcurrency(cores = availableParallelism()): number {
 
 /**
  * bcrypt hashing. The work runs on libuv's thread pool (never on the event loop), at most
- * `bcryptConcurrency()` operations at a time; the others wait their turn in arrival order.
+ * `bcryptConcurrency()` operations at a time; the others wait their turn in arrival order, at most
+ * PASSWORD_QUEUE_MAX of them. Beyond that an operation is refused at once with 503
+ * `servicio_no_disponible` and a `Retry-After` estimated from the recent operations, so a storm of
+ * password requests gets quick refusals instead of an ever longer wait.
+ *
+ * Callers never hash or compare while holding a database connection, a transaction or a row lock:
+ * the wait here can be long, and the pool is shared with every other request.
  */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
   private readonly logger = new Logger(PasswordHasher.name);
-  private readonly limit: LimitFunction = pLimit(bcryptConcurrency());
+  private readonly concurrency = bcryptConcurrency();
+  private readonly limit: LimitFunction = pLimit(this.concurrency);
   private dummyHash: Promise<string> | undefined;
+  /** a moving average of how long one operation takes, for Retry-After */
+  private averageMs = 250;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -41,11 +51,11 @@ export class PasswordHasher implements OnModuleInit {
   }
 
   hash(password: string): Promise<string> {
-    return this.limit(() => bcrypt.hash(password, this.config.bcryptRounds));
+    return this.run(() => bcrypt.hash(password, this.config.bcryptRounds));
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return this.limit(() => bcrypt.compare(password, hash));
+    return this.run(() => bcrypt.compare(password, hash));
   }
 
   /**
@@ -59,5 +69,24 @@ export class PasswordHasher implements OnModuleInit {
   private dummy(): Promise<string> {
     this.dummyHash ??= this.limit(() => bcrypt.hash('dummy-password-for-timing', this.config.bcryptRounds));
     return this.dummyHash;
+  }
+
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.limit.pendingCount >= this.config.passwordQueueMax) {
+      const seconds = Math.ceil(((this.limit.pendingCount + this.limit.activeCount) * this.averageMs) / this.concurrency / 1000);
+      return Promise.reject(
+        new DomainError('servicio_no_disponible', 'Demasiadas operaciones con contraseñas en curso; intente de nuevo en unos segundos', undefined, {
+          'retry-after': String(Math.max(1, seconds)),
+        }),
+      );
+    }
+    return this.limit(async () => {
+      const started = performance.now();
+      try {
+        return await operation();
+      } finally {
+        this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
+      }
+    });
   }
 }

@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
+import { SessionEntity } from './session.entity.js';
 
 export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -25,16 +26,31 @@ export function tokenForUpdate(manager: EntityManager, tokenHash: string): Selec
     .where('rt.tokenHash = :tokenHash', { tokenHash });
 }
 
-export type RevocationReason = 'logout' | 'rotated' | 'reuse_detected' | 'user_updated' | 'user_deactivated' | 'password_changed' | 'password_reset';
+export type RevocationReason =
+  | 'logout'
+  | 'rotated'
+  | 'reuse_detected'
+  | 'user_updated'
+  | 'user_deactivated'
+  | 'password_changed'
+  | 'password_reset'
+  | 'session_ended'
+  | 'session_revoked';
 
 /** Why a presented refresh token was refused (the reason goes to the security event only). */
 export type RefreshRefusal = 'unknown_token' | 'reuse_detected' | 'token_expired' | 'sub_mismatch' | 'user_not_found' | 'user_inactive';
 
 export type RotationResult =
   | { ok: true; token: string; familyId: string; user: { id: number; username: string; rol: string } }
-  | { ok: false; reason: RefreshRefusal; familyId?: string; revoked?: number };
+  /** `ownerUserId`: the presented token's owner (its family's), when the token is known */
+  | { ok: false; reason: RefreshRefusal; familyId?: string; ownerUserId?: number; revoked?: number };
 
-/** Issues, rotates and revokes refresh tokens; stores only their hashes. Runs in the caller's transaction when one is active. */
+/**
+ * Issues, rotates and revokes refresh tokens, and keeps their sessions (one per family, the
+ * access token's `sid`) in step: every path that revokes a family's last active token ends its
+ * session in the same transaction, and nothing else ends one. Stores only the tokens' hashes.
+ * Runs in the caller's transaction when one is active.
+ */
 @Injectable()
 export class RefreshTokensService {
   constructor(
@@ -44,20 +60,30 @@ export class RefreshTokensService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A new token for the user: a new family unless rotating within one. Returns the plain token (never stored). */
+  /**
+   * A new token for the user: a new family — a new session — unless rotating within one, which
+   * marks the session used now and slides its expiry to the new token's. Returns the plain token
+   * (never stored) and the family id.
+   */
   async issue(userId: number, family?: { familyId: string; parentId: number }): Promise<{ token: string; familyId: string }> {
     const token = randomBytes(32).toString('base64url');
     const familyId = family?.familyId ?? randomUUID();
     const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.refreshTokenDays * 86_400_000);
+    const client = { clientIp: this.context.ip, userAgent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null };
+    if (family) {
+      await this.txHost.tx.update(SessionEntity, { id: familyId }, { lastUsedAt: now, expiresAt, ...client });
+    } else {
+      await this.txHost.tx.insert(SessionEntity, { id: familyId, userId, createdAt: now, lastUsedAt: now, expiresAt, endedAt: null, ...client });
+    }
     await this.txHost.tx.insert(RefreshTokenEntity, {
       tokenHash: hashRefreshToken(token),
       userId,
       familyId,
       parentId: family?.parentId ?? null,
-      expiresAt: new Date(now.getTime() + this.config.refreshTokenDays * 86_400_000),
+      expiresAt,
       createdAt: now,
-      clientIp: this.context.ip,
-      userAgent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null,
+      ...client,
     });
     return { token, familyId };
   }
@@ -81,11 +107,12 @@ export class RefreshTokensService {
     if (token.revokedAt) {
       // a revoked token presented again: whoever holds the chain is not alone — end the session
       const revoked = await this.revokeFamily(familyId, 'reuse_detected');
-      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+      return { ok: false, reason: 'reuse_detected', familyId, ownerUserId: token.userId, revoked };
     }
     const now = this.clock.now();
-    if (token.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'token_expired', familyId };
-    if (token.userId !== subUserId) return { ok: false, reason: 'sub_mismatch', familyId };
+    const refused = (reason: RefreshRefusal) => ({ ok: false as const, reason, familyId, ownerUserId: token.userId });
+    if (token.expiresAt.getTime() <= now.getTime()) return refused('token_expired');
+    if (token.userId !== subUserId) return refused('sub_mismatch');
 
     const owner: { username: string; activo: boolean | number; rol: string } | undefined = await tx
       .createQueryBuilder()
@@ -94,37 +121,47 @@ export class RefreshTokensService {
       .innerJoin('roles', 'r', 'r.id = u.role_id')
       .where('u.id = :id', { id: token.userId })
       .getRawOne();
-    if (!owner) return { ok: false, reason: 'user_not_found', familyId };
-    if (!owner.activo) return { ok: false, reason: 'user_inactive', familyId };
+    if (!owner) return refused('user_not_found');
+    if (!owner.activo) return refused('user_inactive');
 
     // conditional on the row still being active: with the lock this always holds; it is the
     // second guard should an engine ever hand us a stale version of the locked row
     const rotated = await tx.update(RefreshTokenEntity, { id: token.id, revokedAt: IsNull() }, { revokedAt: now, revokedReason: 'rotated' });
     if (rotated.affected !== 1) {
       const revoked = await this.revokeFamily(familyId, 'reuse_detected');
-      return { ok: false, reason: 'reuse_detected', familyId, revoked };
+      return { ok: false, reason: 'reuse_detected', familyId, ownerUserId: token.userId, revoked };
     }
     const next = await this.issue(token.userId, { familyId, parentId: token.id });
     return { ok: true, token: next.token, familyId, user: { id: token.userId, username: owner.username, rol: owner.rol } };
   }
 
-  /** Revokes every active refresh token of a user (logout, user update/deactivation, password flows). */
+  /**
+   * Revokes every active refresh token of a user and ends all its sessions (logout, user
+   * update/deactivation, password flows): its access tokens are refused from the next request.
+   */
   async revokeAllForUser(userId: number, reason: RevocationReason): Promise<number> {
-    const result = await this.txHost.tx.update(
-      RefreshTokenEntity,
-      { userId, revokedAt: IsNull() },
-      { revokedAt: this.clock.now(), revokedReason: reason },
-    );
+    const now = this.clock.now();
+    const tx = this.txHost.tx;
+    await tx.update(SessionEntity, { userId, endedAt: IsNull() }, { endedAt: now, endedReason: reason });
+    const result = await tx.update(RefreshTokenEntity, { userId, revokedAt: IsNull() }, { revokedAt: now, revokedReason: reason });
     return result.affected ?? 0;
   }
 
-  /** Revokes every still-active token of one chain. */
+  /**
+   * Ends one session (refresh-token family) and revokes its still-active tokens. `ended` is false
+   * when it had already ended (or another transaction ended it first), so a caller records one
+   * event per session actually ended.
+   */
+  async endSession(familyId: string, reason: RevocationReason): Promise<{ ended: boolean; revokedTokens: number }> {
+    const now = this.clock.now();
+    const tx = this.txHost.tx;
+    const session = await tx.update(SessionEntity, { id: familyId, endedAt: IsNull() }, { endedAt: now, endedReason: reason });
+    const tokens = await tx.update(RefreshTokenEntity, { familyId, revokedAt: IsNull() }, { revokedAt: now, revokedReason: reason });
+    return { ended: session.affected === 1, revokedTokens: tokens.affected ?? 0 };
+  }
+
+  /** Revokes every still-active token of one chain and ends its session; answers how many tokens. */
   private async revokeFamily(familyId: string, reason: RevocationReason): Promise<number> {
-    const result = await this.txHost.tx.update(
-      RefreshTokenEntity,
-      { familyId, revokedAt: IsNull() },
-      { revokedAt: this.clock.now(), revokedReason: reason },
-    );
-    return result.affected ?? 0;
+    return (await this.endSession(familyId, reason)).revokedTokens;
   }
 }

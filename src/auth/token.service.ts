@@ -2,12 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { acceptableHeader, joseHeaderOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
 
 export interface AccessTokenSubject {
   userId: number;
   username: string;
   rol: string;
+  /** the session (refresh-token family) the token belongs to: claim `sid` */
+  sessionId: string;
 }
 
 /** Claims of a verified access token (API.md "Authentication"). */
@@ -20,9 +23,21 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
+  sid: string;
 }
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parses the `sid` claim: a UUID string, answered in lower case (the form both engines hand back),
+ * else undefined. Checked before it reaches SQL, where a malformed uuid would be an error, not a
+ * refusal.
+ */
+export function sessionIdFromSid(sid: unknown): string | undefined {
+  return typeof sid === 'string' && UUID.test(sid) ? sid.toLowerCase() : undefined;
+}
 
 /** Parses the `sub` claim: a decimal string holding a positive 32-bit integer, else undefined. */
 export function userIdFromSub(sub: unknown): number | undefined {
@@ -46,7 +61,7 @@ export class TokenService {
 
   signAccessToken(subject: AccessTokenSubject): string {
     return this.jwt.sign(
-      { name: subject.username, rol: subject.rol },
+      { name: subject.username, rol: subject.rol, sid: subject.sessionId },
       {
         algorithm: 'RS256',
         privateKey: this.keys.privateKey,
@@ -61,13 +76,13 @@ export class TokenService {
   }
 
   /**
-   * Verifies signature, algorithm, kid, issuer, audience and (unless ignored) expiry; `exp` must
+   * Verifies signature, algorithm, kid (and no `crit`), issuer, audience and (unless ignored) expiry; `exp` must
    * be present either way. Returns undefined for any invalid token.
    */
   verifyAccessToken(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
     try {
-      const decoded = this.jwt.decode<{ header?: { kid?: unknown; alg?: unknown } } | null>(token, { complete: true });
-      if (!decoded?.header || decoded.header.kid !== this.keys.kid || decoded.header.alg !== 'RS256') return undefined;
+      const header = joseHeaderOf(token);
+      if (!acceptableHeader(header, this.keys.kid) || header?.alg !== 'RS256') return undefined;
       const claims = this.jwt.verify<AccessTokenClaims>(token, {
         algorithms: ['RS256'],
         // a KeyObject, which jsonwebtoken accepts (Nest's typings only name string | Buffer)

@@ -9,10 +9,4 @@ export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
 /** Largest value of an int column: ids in bodies and queries beyond it are 400, not a store error. */
 export const MAX_ID = 2_147_483_647;
 
-/**
- * A case-insensitive LIKE pattern "contains `search`" with the wildcards of the input escaped;
- * use with `LIKE :pattern ESCAPE '\'` on LOWER(column) (PostgreSQL and SQL Server alike).
- */
-export function containsPattern(search: string): string {
-  return `%${search.toLowerCase().replace(/[\\%_[]/g, (c) => `\\${c}`)}%`;
-}
+export { containsPattern } from '../common/pagination/search.js';

@@ -17,6 +17,8 @@ import { VersionedWrites } from './versioning/versioned-writes.js';
 export interface RawRequestContext extends IncomingMessage {
   correlationId?: string;
   clientIp?: string;
+  /** the matched route's template (`/api/v1/users/:id`), when a route matched */
+  routeUrl?: string;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface RawRequestContext extends IncomingMessage {
           const store = cls as unknown as { set<K extends keyof RequestStore>(k: K, v: RequestStore[K]): void };
           store.set('correlationId', req.correlationId);
           store.set('ip', req.clientIp ?? req.socket?.remoteAddress ?? null);
+          store.set('endpoint', req.routeUrl ?? req.url?.split('?')[0] ?? null);
+          store.set('method', req.method ?? null);
           const ua = req.headers['user-agent'];
           store.set('userAgent', typeof ua === 'string' ? ua : null);
         },

@@ -29,6 +29,7 @@ export class IngresosBrutosController {
   @Versioned(INGRESOS_BRUTOS)
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
+    operationId: 'createIngresosBrutos',
     summary: 'Create an ingresos brutos entry',
     description:
       'One active entry per provincia (409 `duplicado`). `alicuota` is checked on the raw JSON body before binding. Audited as `ingresos_brutos.create`.',
@@ -42,7 +43,11 @@ export class IngresosBrutosController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List ingresos brutos entries', description: 'Every entry ordered by provincia; `activo` filters by state.' })
+  @ApiOperation({
+    operationId: 'listIngresosBrutos',
+    summary: 'List ingresos brutos entries',
+    description: 'Every entry ordered by provincia; `activo` filters by state.',
+  })
   @ApiOkResponse({ type: [IngresosBrutosDto] })
   @ApiFiscalErrors(400, 401, 403)
   list(@Query() query: FiscalListQueryDto): Promise<IngresosBrutosDto[]> {
@@ -51,7 +56,7 @@ export class IngresosBrutosController {
 
   @Get(':id')
   @Versioned(INGRESOS_BRUTOS)
-  @ApiOperation({ summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
+  @ApiOperation({ operationId: 'getIngresosBrutos', summary: 'Get an ingresos brutos entry', description: 'One entry, active or not.' })
   @ApiOkResponse({ type: IngresosBrutosDto })
   @ApiFiscalErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<IngresosBrutosDto> {
@@ -62,6 +67,7 @@ export class IngresosBrutosController {
   @Versioned(INGRESOS_BRUTOS, 'change')
   @RawDecimalBody({ alicuota: ALICUOTA })
   @ApiOperation({
+    operationId: 'updateIngresosBrutos',
     summary: 'Update an ingresos brutos entry',
     description:
       'Replaces `provincia`, `descripcion` and `alicuota`; moving an active entry to a provincia with another active entry is 409 `duplicado`. Audited as `ingresos_brutos.update`.',
@@ -76,6 +82,7 @@ export class IngresosBrutosController {
   @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateIngresosBrutos',
     summary: 'Deactivate an ingresos brutos entry',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `ingresos_brutos.deactivate`.',
   })
@@ -89,6 +96,7 @@ export class IngresosBrutosController {
   @Versioned(INGRESOS_BRUTOS, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateIngresosBrutos',
     summary: 'Reactivate an ingresos brutos entry',
     description:
       'Idempotent (a repeat answers 200 and writes no audit event); 409 `duplicado` while another entry of the provincia is active. Audited as `ingresos_brutos.reactivate`.',

@@ -13,6 +13,7 @@ export const FISCAL_PERMISSION = 'administracion:fiscal:gestionar';
 export class ProvinciasController {
   @Get()
   @ApiOperation({
+    operationId: 'listProvincias',
     summary: 'List the provincias',
     description: 'The 24 Argentine jurisdictions an ingresos brutos entry may name, as `{codigo, nombre}`.',
   })

@@ -28,6 +28,7 @@ export class TiposIvaController {
   @Versioned(TIPO_IVA)
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
+    operationId: 'createTipoIva',
     summary: 'Create a tipo de IVA',
     description:
       '`codigo` is the AFIP integer code, unique (409 `duplicado`). `porcentaje` is checked on the raw JSON body before binding. Audited as `tipo_iva.create`.',
@@ -41,7 +42,11 @@ export class TiposIvaController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List tipos de IVA', description: 'Every tipo de IVA ordered by codigo; `activo` filters by state.' })
+  @ApiOperation({
+    operationId: 'listTiposIva',
+    summary: 'List tipos de IVA',
+    description: 'Every tipo de IVA ordered by codigo; `activo` filters by state.',
+  })
   @ApiOkResponse({ type: [TipoIvaDto] })
   @ApiFiscalErrors(400, 401, 403)
   list(@Query() query: FiscalListQueryDto): Promise<TipoIvaDto[]> {
@@ -50,7 +55,7 @@ export class TiposIvaController {
 
   @Get(':id')
   @Versioned(TIPO_IVA)
-  @ApiOperation({ summary: 'Get a tipo de IVA', description: 'One tipo de IVA, active or not.' })
+  @ApiOperation({ operationId: 'getTipoIva', summary: 'Get a tipo de IVA', description: 'One tipo de IVA, active or not.' })
   @ApiOkResponse({ type: TipoIvaDto })
   @ApiFiscalErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<TipoIvaDto> {
@@ -61,6 +66,7 @@ export class TiposIvaController {
   @Versioned(TIPO_IVA, 'change')
   @RawDecimalBody({ porcentaje: PORCENTAJE })
   @ApiOperation({
+    operationId: 'updateTipoIva',
     summary: 'Update a tipo de IVA',
     description: 'Replaces `descripcion` and `porcentaje`; `codigo` is immutable (400 `campo_inmutable`). Audited as `tipo_iva.update`.',
   })
@@ -74,6 +80,7 @@ export class TiposIvaController {
   @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateTipoIva',
     summary: 'Deactivate a tipo de IVA',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `tipo_iva.deactivate`.',
   })
@@ -87,6 +94,7 @@ export class TiposIvaController {
   @Versioned(TIPO_IVA, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateTipoIva',
     summary: 'Reactivate a tipo de IVA',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `tipo_iva.reactivate`.',
   })

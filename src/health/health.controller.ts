@@ -37,7 +37,7 @@ export class HealthController {
 
   @Get('live')
   @Public()
-  @ApiOperation({ summary: 'Liveness probe', description: 'Public. 200 whenever the process serves requests.' })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness probe', description: 'Public. 200 whenever the process serves requests.' })
   @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
   live(): { status: 'ok' } {
     return { status: 'ok' };
@@ -46,7 +46,11 @@ export class HealthController {
   @Get('ready')
   @Public()
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness probe', description: 'Public. 200 when the database answers, 503 otherwise (@nestjs/terminus body).' })
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary: 'Readiness probe',
+    description: 'Public. 200 when the database answers, 503 otherwise (@nestjs/terminus body).',
+  })
   @ApiServiceUnavailableResponse({ description: 'The database does not answer.' })
   ready() {
     return this.health.check([() => this.db.pingCheck('database', { timeout: 3000 })]);
@@ -56,6 +60,7 @@ export class HealthController {
   @Public()
   @HealthCheck()
   @ApiOperation({
+    operationId: 'getAuditHealth',
     summary: 'Audit storage health',
     description:
       'Public (probes carry no token). 200 when every check is up, 503 otherwise, with the @nestjs/terminus body: ' +

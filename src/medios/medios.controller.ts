@@ -21,6 +21,7 @@ export class MediosController {
   @Post()
   @Versioned(MEDIO)
   @ApiOperation({
+    operationId: 'createMedio',
     summary: 'Create a medio',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
   })
@@ -33,7 +34,7 @@ export class MediosController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List medios', description: 'Every medio ordered by codigo; `activo` filters by state.' })
+  @ApiOperation({ operationId: 'listMedios', summary: 'List medios', description: 'Every medio ordered by codigo; `activo` filters by state.' })
   @ApiOkResponse({ type: [MedioDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: MediosQueryDto): Promise<MedioDto[]> {
@@ -42,7 +43,7 @@ export class MediosController {
 
   @Get(':id')
   @Versioned(MEDIO)
-  @ApiOperation({ summary: 'Get a medio', description: 'One medio, active or not.' })
+  @ApiOperation({ operationId: 'getMedio', summary: 'Get a medio', description: 'One medio, active or not.' })
   @ApiOkResponse({ type: MedioDto })
   @ApiErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<MedioDto> {
@@ -52,6 +53,7 @@ export class MediosController {
   @Put(':id')
   @Versioned(MEDIO, 'change')
   @ApiOperation({
+    operationId: 'updateMedio',
     summary: 'Update a medio',
     description: 'Replaces `nombre`. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `medio.update`.',
   })
@@ -65,6 +67,7 @@ export class MediosController {
   @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateMedio',
     summary: 'Deactivate a medio',
     description: 'Idempotent: deactivating an inactive medio answers 200 and writes no audit event. Audited as `medio.deactivate`.',
   })
@@ -78,6 +81,7 @@ export class MediosController {
   @Versioned(MEDIO, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateMedio',
     summary: 'Reactivate a medio',
     description: 'Idempotent: reactivating an active medio answers 200 and writes no audit event. Audited as `medio.reactivate`.',
   })

@@ -9,6 +9,7 @@ import { PreparedStatement } from '../database/prepared-statement.js';
 import { type CreateMedioDto, MedioDto, type MediosQueryDto, type UpdateMedioDto } from './dto/medio.dto.js';
 import { MedioEntity } from './medio.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
 
@@ -68,10 +69,10 @@ export class MediosService {
   }
 
   async list(query: MediosQueryDto): Promise<MedioDto[]> {
-    const rows = await this.txHost.tx.find(MedioEntity, {
-      where: query.activo === undefined ? {} : { activo: query.activo },
-      order: { codigo: 'ASC' },
-    });
+    const qb = this.txHost.tx.createQueryBuilder(MedioEntity, 'm');
+    if (query.activo !== undefined) qb.andWhere('m.activo = :activo', { activo: query.activo });
+    if (query.search) qb.andWhere(containsAny(['m.codigo', 'm.nombre']), { pattern: containsPattern(query.search) });
+    const rows = await qb.orderBy('m.codigo', 'ASC').getMany();
     return rows.map((r) => MedioDto.of(r));
   }
 

@@ -22,6 +22,7 @@ export class SeccionesController {
   @Post()
   @Versioned(SECCION)
   @ApiOperation({
+    operationId: 'createSeccion',
     summary: 'Create a seccion',
     description:
       'Under an existing (404) and active (409 `medio_inactivo`) medio. `codigo` is unique within the medio (409 `duplicado`); another medio may use the same codigo. Audited as `seccion.create`.',
@@ -41,7 +42,11 @@ export class SeccionesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List secciones', description: 'Ordered by medioId and codigo; `medioId` and `activo` filter.' })
+  @ApiOperation({
+    operationId: 'listSecciones',
+    summary: 'List secciones',
+    description: 'Ordered by medioId and codigo; `medioId` and `activo` filter.',
+  })
   @ApiOkResponse({ type: [SeccionDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: SeccionesQueryDto): Promise<SeccionDto[]> {
@@ -50,7 +55,7 @@ export class SeccionesController {
 
   @Get(':id')
   @Versioned(SECCION)
-  @ApiOperation({ summary: 'Get a seccion', description: 'One seccion, active or not.' })
+  @ApiOperation({ operationId: 'getSeccion', summary: 'Get a seccion', description: 'One seccion, active or not.' })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<SeccionDto> {
@@ -60,6 +65,7 @@ export class SeccionesController {
   @Put(':id')
   @Versioned(SECCION, 'change')
   @ApiOperation({
+    operationId: 'updateSeccion',
     summary: 'Update a seccion',
     description:
       'Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.update`.',
@@ -74,6 +80,7 @@ export class SeccionesController {
   @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateSeccion',
     summary: 'Deactivate a seccion',
     description:
       'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.',
@@ -88,6 +95,7 @@ export class SeccionesController {
   @Versioned(SECCION, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateSeccion',
     summary: 'Reactivate a seccion',
     description:
       'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.',

@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
 import { ParseRoleCodePipe } from './role-code.pipe.js';
-import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION } from './roles.rules.js';
+import { HISTORY_PERMISSION, isRoleCode, ROLES_PERMISSION, ROLES_READ_PERMISSION } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
 
@@ -24,14 +25,20 @@ const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>
 const ROLE = byCodigo((s, codigo) => s.get(codigo));
 /** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
 const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
+
+/** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')
-@RequirePermission(ROLES_PERMISSION)
 @Controller('api/v1/roles')
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List roles', description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.' })
+  @RequirePermission(ROLES_READ_PERMISSION)
+  @ApiOperation({
+    operationId: 'listRoles',
+    summary: 'List roles',
+    description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.',
+  })
   @ApiOkResponse({ type: [RolDto] })
   @ApiErrors(400, 401, 403)
   list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
@@ -39,8 +46,10 @@ export class RolesController {
   }
 
   @Post()
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE)
   @ApiOperation({
+    operationId: 'createRole',
     summary: 'Create a role',
     description:
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
@@ -54,8 +63,9 @@ export class RolesController {
   }
 
   @Get(':codigo')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @Versioned(ROLE)
-  @ApiOperation({ summary: 'Get a role', description: 'One role, active or not.' })
+  @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 401, 403, 404)
   get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
@@ -63,8 +73,10 @@ export class RolesController {
   }
 
   @Put(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @ApiOperation({
+    operationId: 'updateRole',
     summary: 'Update a role',
     description:
       'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
@@ -76,9 +88,11 @@ export class RolesController {
   }
 
   @Delete(':codigo')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'deactivateRole',
     summary: 'Deactivate a role (soft delete)',
     description:
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
@@ -93,9 +107,11 @@ export class RolesController {
   }
 
   @Post(':codigo/reactivate')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateRole',
     summary: 'Reactivate a role',
     description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
   })
@@ -106,9 +122,11 @@ export class RolesController {
   }
 
   @Get(':codigo/permisos')
+  @RequirePermission(ROLES_READ_PERMISSION)
   @Versioned(ROLE_PERMISOS)
   @RequirePermissionWithQuery('asOf', HISTORY_PERMISSION)
   @ApiOperation({
+    operationId: 'getRolePermissions',
     summary: "A role's permissions",
     description:
       'The sorted permission codes the role owns (an inactive role keeps its set but grants nothing). ' +
@@ -121,17 +139,35 @@ export class RolesController {
   }
 
   @Put(':codigo/permisos')
+  @RequirePermission(ROLES_PERMISSION)
   @Versioned(ROLE_PERMISOS, 'change')
   @ApiOperation({
+    operationId: 'replaceRolePermissions',
     summary: "Replace a role's permissions",
     description:
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +
       'Refused with 409 `anti_lockout` when no active user would keep both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`. ' +
-      'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays.',
+      'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays. ' +
+      "Delegation rule: every code added to the set must be among the caller's effective permissions, and nobody changes the set of its own role (the installed `admin` included); " +
+      'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`. ' +
+      'Checks in order: 400, 404, 403, 409.',
   })
   @ApiOkResponse({ type: RolePermissionsDto })
-  @ApiErrors([400, `${BAD_CODE} Also an unknown permission code.`], 401, 403, 404, [409, 'The change would leave no administrator (`anti_lockout`).'])
-  replacePermissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: ReplaceRolePermissionsDto): Promise<RolePermissionsDto> {
-    return this.roles.replacePermissions(codigo, dto.permisos);
+  @ApiErrors(
+    [400, `${BAD_CODE} Also an unknown permission code.`],
+    401,
+    [
+      403,
+      'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the delegation rule refuses the change (`privilegio_insuficiente`).',
+    ],
+    404,
+    [409, 'The change would leave no administrator (`anti_lockout`).'],
+  )
+  replacePermissions(
+    @Param('codigo', ParseRoleCodePipe) codigo: string,
+    @Body() dto: ReplaceRolePermissionsDto,
+    @CurrentUser() caller: AuthenticatedUser,
+  ): Promise<RolePermissionsDto> {
+    return this.roles.replacePermissions(codigo, dto.permisos, caller.userId);
   }
 }

@@ -2,8 +2,11 @@
 export const ROLE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const ROLE_CODE_MAX_LENGTH = 50;
 
-/** Everything under /roles and /permisos. */
+/** Writes under /roles. */
 export const ROLES_PERMISSION = 'administracion:roles:gestionar';
+
+/** Reads under /roles and /permisos: a user manager fills a role picker without managing roles. */
+export const ROLES_READ_PERMISSION = 'administracion:roles:ver';
 
 /** Point-in-time (`asOf`) reads need this in addition to the route's own permission. */
 export const HISTORY_PERMISSION = 'administracion:auditoria:ver';

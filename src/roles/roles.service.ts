@@ -3,8 +3,10 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
+import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AntiLockoutService } from './anti-lockout.service.js';
@@ -28,13 +30,17 @@ export class RolesService {
     private readonly audit: AuditService,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
+    private readonly delegation: DelegationPolicy,
     private readonly history: PointInTimeService,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
   async list(query: RolesQueryDto): Promise<RolDto[]> {
-    const rows = await this.txHost.tx.find(RoleEntity, { where: query.incluirInactivos ? {} : { activo: true } });
+    const qb = this.txHost.tx.createQueryBuilder(RoleEntity, 'r');
+    if (!query.incluirInactivos) qb.andWhere('r.activo = :activo', { activo: true });
+    if (query.search) qb.andWhere(containsAny(['r.codigo', 'r.nombre']), { pattern: containsPattern(query.search) });
+    const rows = await qb.getMany();
     return rows.map((r) => RolDto.of(r)).sort((a, b) => (a.codigo < b.codigo ? -1 : 1));
   }
 
@@ -103,16 +109,24 @@ export class RolesService {
 
   /**
    * Replaces the role's permission set (only the difference is written, so the history keeps
-   * unchanged grants as one version). 400 for unknown codes; anti-lockout applies.
+   * unchanged grants as one version). Refusals in order: 400 (an unknown code), 404, 403
+   * `privilegio_insuficiente` (the caller's own role, or an added code the caller lacks), 409
+   * `anti_lockout`.
    */
-  async replacePermissions(codigo: string, requested: readonly string[]): Promise<RolePermissionsDto> {
+  async replacePermissions(codigo: string, requested: readonly string[], callerId: number): Promise<RolePermissionsDto> {
     await this.antiLockout.lock();
-    const role = await this.find(codigo, true);
-    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
-    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
     const wanted = await this.permissions.requireKnown(requested, 'permisos');
+    const role = await this.find(codigo, true);
+    await this.delegation.assertNotOwnRole(callerId, codigo);
     const before = await this.permissions.ofRole(role.id);
     const after = wanted.map((p) => p.codigo);
+    const added = wanted.filter((p) => !before.includes(p.codigo));
+    await this.delegation.assertCanGrant(
+      callerId,
+      added.map((p) => p.codigo),
+    );
+    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
+    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
 
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));
@@ -120,7 +134,6 @@ export class RolesService {
       const removedIds = (await this.permissions.requireKnown(removed, 'permisos')).map((p) => p.id);
       await tx.delete(RolePermissionEntity, { roleId: role.id, permissionId: In(removedIds) });
     }
-    const added = wanted.filter((p) => !before.includes(p.codigo));
     if (added.length)
       await tx.insert(
         RolePermissionEntity,

@@ -1,6 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/context/request-context.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
@@ -16,7 +14,7 @@ export async function resetPasswordAsSystem(app: INestApplicationContext, userna
   const user = await app.get(DataSource).getRepository(UserEntity).findOneBy({ username });
   if (!user) return undefined;
   const systemId = await app.get(AdminBootstrapService).ensureSystemUser();
-  const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
-  const result = await app.get(RequestContext).runAs(systemId, () => txHost.withTransaction(() => app.get(UserPasswordsService).reset(user.id)));
+  // the service opens its own transaction once the temporary password is hashed
+  const result = await app.get(RequestContext).runAs(systemId, () => app.get(UserPasswordsService).resetByOperator(user.id));
   return result.temporaryPassword;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AuditService } from '../audit/audit.service.js';
+import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { EffectivePermissionsService, effectivePermissions } from '../auth/effective-permissions.service.js';
 import { DomainError, type FieldError, ValidationFailedError } from '../common/errors/domain-error.js';
 import { AntiLockoutService } from '../roles/anti-lockout.service.js';
@@ -26,6 +27,7 @@ export class UserPermissionsService {
     private readonly access: EffectivePermissionsService,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
+    private readonly delegation: DelegationPolicy,
     private readonly history: PointInTimeService,
     private readonly users: UsersService,
   ) {}
@@ -62,12 +64,13 @@ export class UserPermissionsService {
 
   /**
    * Replaces the user's overrides (one JSON document `{granted, denied}`, stored sorted without
-   * duplicates). 400 for unknown codes or a code in both lists; anti-lockout applies. Takes
+   * duplicates). Refusals in order: 400 (an unknown code, a code in both lists), 404, 403
+   * `privilegio_insuficiente` (the caller's own overrides, whatever the body; a user holding a
+   * permission the caller lacks; a granted code the caller lacks), 409 `anti_lockout`. Takes
    * effect on the user's next request, since the guard reads permissions from the store.
    */
-  async updateOverrides(userId: number, dto: UpdateOverridesDto): Promise<UserPermissionsDto> {
+  async updateOverrides(userId: number, dto: UpdateOverridesDto, callerId: number): Promise<UserPermissionsDto> {
     await this.antiLockout.lock();
-    const user = await this.users.find(userId, true);
     const granted = (await this.permissions.requireKnown(dto.granted, 'granted')).map((p) => p.codigo);
     const denied = (await this.permissions.requireKnown(dto.denied, 'denied')).map((p) => p.codigo);
     const both = granted.filter((c) => denied.includes(c));
@@ -75,6 +78,10 @@ export class UserPermissionsService {
       const errors: FieldError[] = both.map((c) => ({ field: 'denied', message: `${c} no puede estar en granted y en denied a la vez` }));
       throw new ValidationFailedError(errors, 'Un permiso no puede estar concedido y denegado a la vez');
     }
+    const user = await this.users.find(userId, true);
+    this.delegation.assertNotSelf(callerId, userId, 'overrides');
+    await this.delegation.assertDelegable(callerId, { target: userId, grants: granted });
+
     const before = parseOverrides(user.permissionOverrides);
     const after: PermissionOverrides = { granted, denied };
     await this.versions.update(UserEntity, { id: userId }, { permissionOverrides: after });

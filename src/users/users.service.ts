@@ -3,19 +3,22 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
-import type { AuthenticatedUser } from '../auth/decorators/current-user.decorator.js';
+import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError, ValidationFailedError } from '../common/errors/domain-error.js';
 import { type Page, pageOf } from '../common/pagination/page.js';
+import { containsAny, containsPattern } from '../common/pagination/search.js';
+import { applySort } from '../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { AntiLockoutService } from '../roles/anti-lockout.service.js';
+import { PermissionsService } from '../roles/permissions.service.js';
 import { PointInTimeService } from '../roles/point-in-time.service.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { RolesService } from '../roles/roles.service.js';
-import { type CreateUserDto, type UpdateUserDto, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
-import { passwordProblems } from './password-policy.js';
+import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
+import { PasswordPolicy } from './password-policy.service.js';
 import { UserEntity } from './user.entity.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
@@ -49,9 +52,10 @@ interface UserVersion {
 }
 
 /**
- * Users (SEED 2.1, 3.2, 4.2): create, read, update and (de)activation, audited; anti-lockout on
- * the operations that can remove the last administrator; refresh tokens revoked on update and
- * deactivation. Passwords exist here only as bcrypt hashes.
+ * Users: create, read, update and (de)activation, audited; the delegation rule on every change
+ * (DelegationPolicy, docs/permissions.md); anti-lockout on the operations that can remove the last
+ * administrator; refresh tokens revoked on update and deactivation. Passwords exist here only as
+ * bcrypt hashes.
  */
 @Injectable()
 export class UsersService {
@@ -61,6 +65,9 @@ export class UsersService {
     private readonly audit: AuditService,
     private readonly roles: RolesService,
     private readonly antiLockout: AntiLockoutService,
+    private readonly permissions: PermissionsService,
+    private readonly delegation: DelegationPolicy,
+    private readonly passwordPolicy: PasswordPolicy,
     private readonly history: PointInTimeService,
     private readonly hasher: PasswordHasher,
     private readonly refreshTokens: RefreshTokensService,
@@ -72,15 +79,14 @@ export class UsersService {
     const { page, pageSize, skip, take } = pageOf(query);
     const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
     if (query.search) {
-      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
-      qb.andWhere(
-        "(LOWER(u.username) LIKE :pattern ESCAPE '\\' OR LOWER(u.nombre) LIKE :pattern ESCAPE '\\' OR LOWER(u.apellido) LIKE :pattern ESCAPE '\\' OR LOWER(u.email) LIKE :pattern ESCAPE '\\')",
-        { pattern },
-      );
+      qb.andWhere(containsAny(['u.username', 'u.nombre', 'u.apellido', 'u.email']), { pattern: containsPattern(query.search) });
     }
     if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
     if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
-    const [rows, total] = await qb.orderBy('u.username', 'ASC').addOrderBy('u.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await applySort(qb, 'u', query.sort, USER_SORT_FIELDS, [{ field: 'username', direction: 'ASC' }])
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
     const codes = await this.roleCodes(rows.map((u) => u.roleId));
     return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
   }
@@ -113,64 +119,73 @@ export class UsersService {
     );
   }
 
-  async create(dto: CreateUserDto): Promise<UsuarioDto> {
-    const tx = this.txHost.tx;
-    assertPolicy(dto.password, dto.username);
-    const duplicate = `Ya existe un usuario ${dto.username}`;
-    if (await tx.existsBy(UserEntity, { username: dto.username })) throw new DomainError('duplicado', duplicate);
+  /**
+   * Order of refusals: 400 (the password policy, an unknown or inactive role), 403
+   * `privilegio_insuficiente` (a role with a permission the caller lacks), 409 `duplicado`. The
+   * checks run once before the slow hash, so a refused request costs no hash, and again inside the
+   * transaction, which decides; the hash itself runs with no connection, transaction or lock held.
+   */
+  async create(dto: CreateUserDto, callerId: number): Promise<UsuarioDto> {
+    await this.passwordPolicy.assertAcceptable(dto.password, dto);
+    await this.checkCreate(dto, callerId);
     const passwordHash = await this.hasher.hash(dto.password);
-    // after the slow hash, so the role's share lock is held only for the insert
-    const role = await this.assignableRole(dto.rol);
-
-    const now = this.clock.now();
-    const user = {
-      username: dto.username,
-      passwordHash,
-      nombre: dto.nombre,
-      apellido: dto.apellido,
-      email: dto.email,
-      roleId: role.id,
-      activo: true,
-      mustChangePassword: true,
-      ultimoLogin: null,
-      permissionOverrides: { granted: [], denied: [] },
-      createdAt: now,
-      updatedAt: now,
-    };
-    let id: number;
-    try {
-      const result = await tx.insert(UserEntity, user);
-      id = Number(result.identifiers[0]?.id);
-    } catch (err) {
-      // uq_users_username is the guarantee when creates race
-      if (this.dialect.isUniqueViolation(err)) throw new DomainError('duplicado', duplicate);
-      throw err;
-    }
-    await this.audit.record('usuario.create', 'usuario', id, {
-      after: { username: dto.username, nombre: dto.nombre, apellido: dto.apellido, email: dto.email, rol: role.codigo },
+    return this.txHost.withTransaction(async () => {
+      const role = await this.checkCreate(dto, callerId);
+      const now = this.clock.now();
+      const user = {
+        username: dto.username,
+        passwordHash,
+        nombre: dto.nombre,
+        apellido: dto.apellido,
+        email: dto.email,
+        roleId: role.id,
+        activo: true,
+        mustChangePassword: true,
+        ultimoLogin: null,
+        permissionOverrides: { granted: [], denied: [] },
+        createdAt: now,
+        updatedAt: now,
+      };
+      let id: number;
+      try {
+        const result = await this.txHost.tx.insert(UserEntity, user);
+        id = Number(result.identifiers[0]?.id);
+      } catch (err) {
+        // uq_users_username is the guarantee when creates race
+        if (this.dialect.isUniqueViolation(err)) throw new DomainError('duplicado', duplicateUsername(dto.username));
+        throw err;
+      }
+      await this.audit.record('usuario.create', 'usuario', id, {
+        after: { username: dto.username, nombre: dto.nombre, apellido: dto.apellido, email: dto.email, rol: role.codigo },
+      });
+      const { passwordHash: _hash, ...shown } = user;
+      return UsuarioDto.of({ ...shown, id }, role.codigo);
     });
-    const { passwordHash: _hash, ...shown } = user;
-    return UsuarioDto.of({ ...shown, id }, role.codigo);
   }
 
   /**
-   * Replaces the editable fields. The caller cannot change its own role, and no role change may
-   * remove the last administrator (409 `anti_lockout`). Revokes the user's refresh tokens.
+   * Replaces the editable fields. Refusals in order: 400 (an unknown or inactive role), 404, 403
+   * `privilegio_insuficiente` (the user holds a permission the caller lacks, or the new role does),
+   * 409 `anti_lockout` (the caller's own role, or a change that removes the last administrator).
+   * Revokes the user's refresh tokens.
    */
-  async update(id: number, dto: UpdateUserDto, caller: AuthenticatedUser): Promise<UsuarioDto> {
+  async update(id: number, dto: UpdateUserDto, callerId: number): Promise<UsuarioDto> {
     await this.antiLockout.lock();
+    const requested = await this.roles.lockForAssignment(dto.rol);
+    if (!requested) throw unknownRole(dto.rol);
     const user = await this.find(id, true);
     const currentRol = await this.roleCode(user.roleId);
-    let roleId = user.roleId;
-    if (dto.rol !== currentRol) {
-      roleId = (await this.assignableRole(dto.rol)).id;
-      if (id === caller.userId) throw new DomainError('anti_lockout', 'No puede cambiar su propio rol');
-    }
+    const changesRole = requested.id !== user.roleId;
+    if (changesRole && !requested.activo) throw inactiveRole(dto.rol);
+    // changing one's own role stays anti-lockout, whatever the role holds
+    if (changesRole && id === callerId) throw new DomainError('anti_lockout', 'No puede cambiar su propio rol');
+    await this.delegation.assertDelegable(callerId, { target: id, grants: changesRole ? await this.permissions.ofRole(requested.id) : [] });
+
     const now = this.clock.now();
     const after = { nombre: dto.nombre, apellido: dto.apellido, email: dto.email };
-    await this.versions.update(UserEntity, { id }, { ...after, roleId, updatedAt: now });
+    await this.versions.update(UserEntity, { id }, { ...after, roleId: requested.id, updatedAt: now });
     await this.refreshTokens.revokeAllForUser(id, 'user_updated');
-    if (roleId !== user.roleId) await this.antiLockout.assertAdministratorRemains();
+    if (changesRole) await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.update', 'usuario', id, {
       before: { nombre: user.nombre, apellido: user.apellido, email: user.email, rol: currentRol },
       after: { ...after, rol: dto.rol },
@@ -178,11 +193,16 @@ export class UsersService {
     return UsuarioDto.of({ ...user, ...after, updatedAt: now }, dto.rol);
   }
 
-  /** Nobody deactivates themselves or the last administrator. Revokes the user's refresh tokens; a repeat is a no-op. */
-  async deactivate(id: number, caller: AuthenticatedUser): Promise<UsuarioDto> {
-    if (id === caller.userId) throw new DomainError('anti_lockout', 'No puede desactivarse a sí mismo');
+  /**
+   * Nobody deactivates themselves (409 `anti_lockout`), a user holding a permission the caller
+   * lacks (403 `privilegio_insuficiente`) or the last administrator (409). Revokes the user's
+   * refresh tokens; a repeat is a no-op.
+   */
+  async deactivate(id: number, callerId: number): Promise<UsuarioDto> {
+    if (id === callerId) throw new DomainError('anti_lockout', 'No puede desactivarse a sí mismo');
     await this.antiLockout.lock();
     const user = await this.find(id, true);
+    await this.delegation.assertCanActOn(callerId, id);
     const rol = await this.roleCode(user.roleId);
     if (!user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
@@ -193,9 +213,10 @@ export class UsersService {
     return UsuarioDto.of({ ...user, activo: false, updatedAt: now }, rol);
   }
 
-  /** A repeat is a no-op. */
-  async reactivate(id: number): Promise<UsuarioDto> {
+  /** Refused for a user holding a permission the caller lacks (403). A repeat is a no-op. */
+  async reactivate(id: number, callerId: number): Promise<UsuarioDto> {
     const user = await this.find(id, true);
+    await this.delegation.assertCanActOn(callerId, id);
     const rol = await this.roleCode(user.roleId);
     if (user.activo) return UsuarioDto.of(user, rol);
     const now = this.clock.now();
@@ -223,28 +244,31 @@ export class UsersService {
     return new Map(roles.map((r) => [r.id, r.codigo]));
   }
 
-  /** The role named by a create or update body: 400 unless it exists and is active. */
-  private async assignableRole(codigo: string): Promise<RoleEntity> {
-    const role = await this.roles.lockForAssignment(codigo);
-    if (!role) throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} no existe` }], `El rol ${codigo} no existe`);
-    if (!role.activo)
-      throw new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
+  /**
+   * The create's refusals short of the insert: 400 (unknown or inactive role), 403 (the role holds
+   * a permission the caller lacks), 409 (the username is taken). Inside the transaction the role's
+   * row stays share-locked (RolesService.lockForAssignment); before it, nothing is locked.
+   */
+  private async checkCreate(dto: CreateUserDto, callerId: number): Promise<RoleEntity> {
+    const role = this.txHost.isTransactionActive()
+      ? await this.roles.lockForAssignment(dto.rol)
+      : ((await this.txHost.tx.findOneBy(RoleEntity, { codigo: dto.rol })) ?? undefined);
+    if (!role) throw unknownRole(dto.rol);
+    if (!role.activo) throw inactiveRole(dto.rol);
+    await this.delegation.assertCanGrant(callerId, await this.permissions.ofRole(role.id));
+    if (await this.txHost.tx.existsBy(UserEntity, { username: dto.username })) throw new DomainError('duplicado', duplicateUsername(dto.username));
     return role;
   }
 }
 
-/** 400 `password_debil` naming what the policy misses (never echoing the password). */
-export function assertPolicy(password: string, username: string, field = 'password'): void {
-  const problems = passwordProblems(password, username);
-  if (problems.length) {
-    throw new DomainError(
-      'password_debil',
-      `La contraseña ${problems.join('; ')}`,
-      problems.map((message) => ({ field, message })),
-    );
-  }
+function duplicateUsername(username: string): string {
+  return `Ya existe un usuario ${username}`;
 }
 
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_[]/g, (c) => `\\${c}`);
+function unknownRole(codigo: string): ValidationFailedError {
+  return new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} no existe` }], `El rol ${codigo} no existe`);
+}
+
+function inactiveRole(codigo: string): ValidationFailedError {
+  return new ValidationFailedError([{ field: 'rol', message: `El rol ${codigo} está inactivo` }], `El rol ${codigo} está inactivo`);
 }

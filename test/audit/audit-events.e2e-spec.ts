@@ -111,7 +111,7 @@ describe('GET /api/v1/audit/events', () => {
     });
 
     it('answers 400 for an unknown query parameter', async () => {
-      const res = await list({ action: 'usuario.create' });
+      const res = await list({ accion: 'usuario.create' });
       expect(res.status).toBe(400);
     });
   });

@@ -28,7 +28,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
     t.query('UPDATE users SET permission_overrides = $1 WHERE id = $2', [JSON.stringify(overrides), userId]);
 
   describe('tokens', () => {
-    it('signs access tokens with RS256 and a kid, carrying sub (decimal string), name, rol, iss, aud, iat, exp and jti — and no permissions', async () => {
+    it('signs access tokens with RS256 and a kid, carrying sub (decimal string), name, rol, iss, aud, iat, exp, jti and sid — and no permissions', async () => {
       const user = await t.createUser('cajero');
       const { header, payload } = decodeJwt(user.token);
       expect(header).toMatchObject({ alg: 'RS256', kid: forge.keys.kid });
@@ -41,6 +41,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
         iat: expect.any(Number),
         exp: expect.any(Number),
         jti: expect.any(String),
+        sid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       });
       expect((payload.exp as number) - (payload.iat as number)).toBe(900);
     });
@@ -58,7 +59,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
 
     it('accepts a token built exactly like the service builds them (so the forgeries below fail for their flaw alone)', async () => {
       const user = await t.createUser('auditor');
-      const token = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'auditor' }));
+      const token = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'auditor', token: user.token }));
       expect((await t.get(ME, { token })).status).toBe(200);
       expect((await t.get(PROBE_GUARDED, { token })).status).toBe(200);
     });
@@ -88,7 +89,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
 
     it.each(forgeries)('rejects a token with %s with 401 on guarded routes', async (_name, build) => {
       const user = await t.createUser('auditor');
-      const token = build(forge, forge.claims({ id: user.id, username: user.username, rol: 'auditor' }), user.token);
+      const token = build(forge, forge.claims({ id: user.id, username: user.username, rol: 'auditor', token: user.token }), user.token);
       expectProblem(await t.get(ME, { token }), 401, 'no_autenticado');
       expectProblem(await t.get(PROBE_GUARDED, { token }), 401, 'no_autenticado');
     });
@@ -182,7 +183,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
         email: `${user.username}@example.test`,
         rol: 'auditor',
         mustChangePassword: false,
-        permisos: ['administracion:auditoria:ver', 'catalogo:rubros:gestionar'],
+        permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'catalogo:rubros:gestionar'],
       });
     });
   });

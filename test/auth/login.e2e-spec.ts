@@ -30,7 +30,7 @@ describe('auth: login (SEED 3.1 row "login", 4.1, 5.3)', () => {
       username: user.username,
       mustChangePassword: false,
       ultimoLogin: expect.any(String),
-      permisos: ['administracion:auditoria:ver', 'catalogo:rubros:gestionar'],
+      permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'catalogo:rubros:gestionar'],
     });
     expect(decodeJwt(res.body.accessToken).payload).not.toHaveProperty('permisos');
   });

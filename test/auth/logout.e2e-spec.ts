@@ -65,7 +65,7 @@ describe('auth: logout (SEED 3.1 row "logout", 5.5)', () => {
 
   it('answers 401 to a validly signed token without a readable sub, and revokes nothing', async () => {
     const user = await t.createUser('cajero');
-    const base = { id: user.id, username: user.username, rol: 'cajero' };
+    const base = { id: user.id, username: user.username, rol: 'cajero', token: user.token };
     for (const sub of [undefined, 'abc', '', '0', '-1', '1.5', user.id]) {
       expectProblem(await t.post(LOGOUT, undefined, { token: forge.rs256(forge.claims(base, { sub })) }), 401, 'no_autenticado');
     }

@@ -130,14 +130,15 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
     }
   });
 
-  it("refuses a refresh token presented with another user's access token (sub mismatch): 401, unchanged, refresh.issue failure sub_mismatch", async () => {
+  it("refuses a refresh token presented with another user's access token (sub mismatch): 401, unchanged, refresh.issue failure sub_mismatch naming the family's owner as actor and the presenting sub in metadata", async () => {
     const owner = await t.createUser('cajero');
     const other = await t.createUser('cajero');
     expectProblem(await t.post(REFRESH, { accessToken: other.token, refreshToken: owner.refreshToken }), 401, 'refresh_invalido');
     const row = await tokenRow(owner.refreshToken);
     expect(row.revoked_at).toBeNull();
     const [event] = await eventsOfFamily('refresh.issue', row.family_id);
-    expect(event).toMatchObject({ result: 'failure', failure_reason: 'sub_mismatch', actor_user_id: other.id });
+    expect(event).toMatchObject({ result: 'failure', failure_reason: 'sub_mismatch', actor_user_id: owner.id });
+    expect(event.metadata).toMatchObject({ familyId: row.family_id, sub: String(other.id) });
     expect((await refresh(owner)).status).toBe(200);
   });
 
@@ -154,11 +155,12 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
   it('refuses the refresh of a user that no longer exists: 401, refresh.issue failure user_not_found', async () => {
     const user = await t.createUser('cajero');
     const { family_id } = await tokenRow(user.refreshToken);
-    // the schema forbids deleting a user that owns tokens; simulate a user removed behind our back
-    const [fk] = await t.query<{ name: string }>(
-      `SELECT constraint_name AS name FROM information_schema.table_constraints WHERE table_name = 'refresh_tokens' AND constraint_type = 'FOREIGN KEY'`,
+    // the schema forbids deleting a user that owns tokens or sessions; simulate a user removed behind our back
+    const fks = await t.query<{ name: string; t: string }>(
+      `SELECT constraint_name AS name, table_name AS t FROM information_schema.table_constraints
+        WHERE table_name IN ('refresh_tokens', 'sessions') AND constraint_type = 'FOREIGN KEY'`,
     );
-    await t.query(`ALTER TABLE refresh_tokens DROP CONSTRAINT ${fk!.name}`);
+    for (const fk of fks) await t.query(`ALTER TABLE ${fk.t} DROP CONSTRAINT ${fk.name}`);
     await t.query('DELETE FROM users WHERE id = $1', [user.id]);
     expectProblem(await refresh(user), 401, 'refresh_invalido');
     const [event] = await eventsOfFamily('refresh.issue', family_id);
@@ -178,12 +180,12 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
     expectProblem(await refresh(user), 401, 'refresh_invalido');
   });
 
-  it('refuses an unknown refresh token with the generic 401 and records refresh.issue failure unknown_token', async () => {
+  it('refuses an unknown refresh token with the generic 401 and records refresh.issue failure unknown_token, with no actor (no family) and the presenting sub in metadata', async () => {
     const user = await t.createUser('cajero');
     const res = await t.post(REFRESH, { accessToken: user.token, refreshToken: 'bm90LWEtcmVhbC1yZWZyZXNoLXRva2VuLWF0LWFsbC0x' });
     expectProblem(res, 401, 'refresh_invalido');
-    const events = (await t.securityEvents('refresh.issue')).filter((e) => e.actor_user_id === user.id);
-    expect(events[0]).toMatchObject({ result: 'failure', failure_reason: 'unknown_token' });
+    const events = (await t.securityEvents('refresh.issue')).filter((e) => e.metadata?.sub === String(user.id));
+    expect(events[0]).toMatchObject({ result: 'failure', failure_reason: 'unknown_token', actor_user_id: null });
   });
 
   it('answers invalid refresh tokens and detected reuse with the very same 401 body', async () => {
@@ -212,7 +214,9 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
   it('accepts an expired access token whose signature, issuer and audience are valid', async () => {
     const user = await t.createUser('cajero');
     const past = Math.floor(Date.now() / 1000) - 3600;
-    const expired = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'cajero' }, { iat: past - 900, exp: past }));
+    const expired = forge.rs256(
+      forge.claims({ id: user.id, username: user.username, rol: 'cajero', token: user.token }, { iat: past - 900, exp: past }),
+    );
     expectProblem(await t.get('/api/v1/auth/me', { token: expired }), 401, 'no_autenticado');
     expect((await t.post(REFRESH, { accessToken: expired, refreshToken: user.refreshToken })).status).toBe(200);
   });
@@ -227,7 +231,7 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
     'refuses an access token with %s without touching the refresh token (401, refresh.issue failure invalid_access_token)',
     async (_case, changes) => {
       const user = await t.createUser('cajero');
-      const claims = forge.claims({ id: user.id, username: user.username, rol: 'cajero' }, changes(user.id));
+      const claims = forge.claims({ id: user.id, username: user.username, rol: 'cajero', token: user.token }, changes(user.id));
       expectProblem(await t.post(REFRESH, { accessToken: forge.rs256(claims), refreshToken: user.refreshToken }), 401, 'refresh_invalido');
       expect((await tokenRow(user.refreshToken)).revoked_at).toBeNull();
       const [event] = await t.securityEvents('refresh.issue');
@@ -237,7 +241,7 @@ describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refre
 
   it('refuses an access token signed with a key the service does not publish (unknown kid), and a forged signature', async () => {
     const user = await t.createUser('cajero');
-    const claims = forge.claims({ id: user.id, username: user.username, rol: 'cajero' });
+    const claims = forge.claims({ id: user.id, username: user.username, rol: 'cajero', token: user.token });
     const wrongKid = forge.rs256(claims, { kid: 'not-published' });
     const tampered = forge.tampered(user.token, { rol: 'admin' });
     expectProblem(await t.post(REFRESH, { accessToken: wrongKid, refreshToken: user.refreshToken }), 401, 'refresh_invalido');

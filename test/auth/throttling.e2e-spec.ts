@@ -1,10 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import bcrypt from 'bcrypt';
+import { throttleSubjects } from '../../src/auth/throttle/login-throttle.service.js';
 import { FixedClock } from '../../src/common/context/clock.js';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
 
 const LOGIN = '/api/v1/auth/login';
-const WINDOW_S = 900; // the defaults: 10 failures per username, 50 per IP, in 15 minutes
+const WINDOW_S = 900; // the defaults: 10 failures per (username, IP), 100 per username, 50 per IP, in 15 minutes
+const GLOBAL = 100;
 let ipCounter = 0;
 /** A fresh client address per test, so the per-IP limit of one test never touches another. */
 const freshIp = () => `10.0.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
@@ -55,10 +58,50 @@ describe('auth: login throttling (API.md "Authentication")', () => {
     expect(compare).not.toHaveBeenCalled();
   });
 
-  it('limits the username from any address: another IP gets 429 too', async () => {
+  it('counts a username per client IP: 10 failures from one address do not lock the account out from another', async () => {
     const user = await t.createUser('cajero');
-    await failTimes(user, 10, freshIp());
+    const attacker = freshIp();
+    await failTimes(user, 10, attacker);
+    expectProblem(await attempt(user, user.password, attacker), 429, 'demasiados_intentos');
+    expect((await attempt(user, user.password, freshIp())).status).toBe(200);
+  });
+
+  it('stops guessing spread over many addresses: after LOGIN_MAX_FAILURES_PER_USER_GLOBAL (100) failures from any IPs the username is 429 everywhere', async () => {
+    const user = await t.createUser('cajero');
+    // 5 failures from each of 20 addresses: under every per-(username, IP) and per-IP limit
+    for (let i = 0; i < GLOBAL / 5; i++) await failTimes(user, 5, freshIp());
     expectProblem(await attempt(user, user.password, freshIp()), 429, 'demasiados_intentos');
+  });
+
+  it('does not let a re-cased username lock out the real one: 11 failures as ADMIN2 leave admin2 signing in', async () => {
+    const real = await t.createUser('cajero', { username: `admin2_${ipCounter}` });
+    const ip = freshIp();
+    for (let i = 0; i < 11; i++) {
+      expectProblem(await attempt({ username: real.username.toUpperCase() }, 'wrong-password-6', ip), 401, 'credenciales_invalidas');
+    }
+    expect((await attempt(real, real.password, ip)).status).toBe(200);
+    expect((await attempt(real, real.password, freshIp())).status).toBe(200);
+  });
+
+  it('counts a username that does not exist only toward the per-IP limit: 11 failures do not throttle it', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 11; i++)
+      expectProblem(await attempt({ username: `ghost_${ipCounter}` }, 'wrong-password-7', ip), 401, 'credenciales_invalidas');
+    const rows = await t.query('SELECT scope FROM login_failures WHERE subject = $1', [ip]);
+    expect(rows.map((r) => r.scope)).toEqual(Array(11).fill('ip'));
+  });
+
+  it('logs a warning when it throttles an account that holds administracion:usuarios:gestionar, and none for other accounts', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const manager = await t.createUser('supervisor', { overrides: { granted: ['administracion:usuarios:gestionar'], denied: [] } });
+    const cajero = await t.createUser('cajero');
+    const ip = freshIp();
+    await failTimes(cajero, 10, ip);
+    expectProblem(await attempt(cajero, cajero.password, ip), 429, 'demasiados_intentos');
+    expect(warn).not.toHaveBeenCalled();
+    await failTimes(manager, 10, ip);
+    expectProblem(await attempt(manager, manager.password, ip), 429, 'demasiados_intentos');
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ userId: manager.id }), expect.stringContaining('administracion:usuarios:gestionar'));
   });
 
   it('records security event login failure too_many_attempts for a refused attempt', async () => {
@@ -161,7 +204,8 @@ describe('auth: login throttling (API.md "Authentication")', () => {
       new Date(clock.now().getTime() - WINDOW_S * 1000),
     ]);
     expect(Number(n)).toBe(0);
-    const mine = await t.query('SELECT id FROM login_failures WHERE scope = $1 AND subject = $2', ['user', user.username.toLowerCase()]);
-    expect(mine).toHaveLength(1);
+    const { pair, global } = throttleSubjects(user.username, ip);
+    expect(await t.query('SELECT id FROM login_failures WHERE scope = $1 AND subject = $2', ['user', pair])).toHaveLength(1);
+    expect(await t.query('SELECT id FROM login_failures WHERE scope = $1 AND subject = $2', ['user', global])).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { CANONICAL_ROLES, PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
+import { CANONICAL_ROLES, INSTALLED_PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
 import { MSSQL_MIGRATIONS } from '../../migrations/mssql/index.js';
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
 import { type CapturedStatement, captureMigrations, type DeclaredSchema, parseMssqlDdl, stripComments } from '../support/mssql-ddl.js';
@@ -327,7 +327,9 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
   it('seeds the canonical roles, the permission catalog and its role assignments', () => {
     const inserts = (table: string) => statements.filter((s) => new RegExp(String.raw`^\s*INSERT INTO dbo\.${table} `).test(s.sql));
     expect(inserts('roles').map((s) => s.parameters)).toEqual(CANONICAL_ROLES.map((r) => [r.codigo, r.nombre, r.descripcion]));
-    expect(inserts('permissions').map((s) => s.parameters)).toEqual(PERMISSION_CATALOG.map((p) => [p.codigo, p.descripcion]));
-    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])));
+    expect(inserts('permissions').map((s) => s.parameters)).toEqual(INSTALLED_PERMISSION_CATALOG.map((p) => [p.codigo, p.descripcion]));
+    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(
+      INSTALLED_PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])),
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dialectFor } from '../../src/database/dialects/index.js';
 import { PreparedStatement } from '../../src/database/prepared-statement.js';
-import { TestDatabase } from '../support/test-database.js';
+import { TestDatabase, onlyOn } from '../support/test-database.js';
 
 /** The statements of the hot paths (BENCHMARKS.md): written once, run with new values each time. */
 describe('PreparedStatement on either engine', () => {
@@ -49,5 +49,32 @@ describe('PreparedStatement on either engine', () => {
   it('keeps names out of SQL that are not plain identifiers', () => {
     expect(() => dialectFor(d.engine).insertStatement('medios; DROP TABLE x', ['codigo'])).toThrow('not a plain SQL identifier');
     expect(() => dialectFor(d.engine).insertStatement('medios', ['codigo', 'a b'])).toThrow('not a plain SQL identifier');
+  });
+
+  onlyOn('postgres', 'named statements are a PostgreSQL protocol feature; SQL Server reuses the plan of the parameterized text')(
+    'sends a named statement as one PostgreSQL prepares on the connection (it sees itself in pg_prepared_statements)',
+    async () => {
+      const text = 'SELECT name FROM pg_prepared_statements WHERE name = :name';
+      const named = new PreparedStatement<{ name: string }>(text, { name: 'prepared_statement_probe' });
+      expect(await named.run(d.db, { name: 'prepared_statement_probe' })).toEqual([{ name: 'prepared_statement_probe' }]);
+      expect(await named.run(d.db, { name: 'prepared_statement_probe' })).toEqual([{ name: 'prepared_statement_probe' }]);
+      // the control: without a name nothing is prepared under that name
+      expect(await new PreparedStatement(text).run(d.db, { name: 'prepared_statement_unnamed' })).toEqual([]);
+    },
+  );
+
+  it("answers the dialect's jsonArrayContains condition on the stored permission overrides", async () => {
+    const dialect = dialectFor(d.engine);
+    const stmt = new PreparedStatement<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM users u WHERE u.username = :username AND ${dialect.jsonArrayContains('u.permission_overrides', 'denied', ':code')}`,
+    );
+    await d.query(
+      `INSERT INTO users (username, password_hash, nombre, apellido, email, role_id, activo, must_change_password, permission_overrides)
+       SELECT 'json_probe', 'x', 'J', 'P', 'json_probe@example.test', id, $1, $2, $3 FROM roles WHERE codigo = 'cajero'`,
+      [true, false, JSON.stringify({ granted: ['a:b:c'], denied: ['x:y:z'] })],
+    );
+    expect(Number((await stmt.one(d.db, { username: 'json_probe', code: 'x:y:z' }))?.n)).toBe(1);
+    expect(Number((await stmt.one(d.db, { username: 'json_probe', code: 'a:b:c' }))?.n)).toBe(0);
+    expect(Number((await stmt.one(d.db, { username: 'json_probe', code: 'x:y' }))?.n)).toBe(0);
   });
 });

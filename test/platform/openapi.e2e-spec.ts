@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { buildOpenApiDocument } from '../../src/common/swagger/swagger.js';
+import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
 import { TestApp } from '../support/test-app.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../support/test-env.js';
 
 /** The committed openapi.json is the contract integrators read: it must match the code. */
 describe('OpenAPI document', () => {
@@ -44,5 +46,79 @@ describe('OpenAPI document', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  const operations = () =>
+    Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<any>(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+    );
+
+  it('names every operation with a stable verb-noun id, unique, not derived from class names', () => {
+    const ids = operations().map(({ where, op }) => [where, op.operationId]);
+    expect(ids.filter(([, id]) => !/^[a-z]+(?:[A-Z][a-z0-9]*)*$/.test(id ?? '') || /Controller/.test(id))).toEqual([]);
+    expect(new Set(ids.map(([, id]) => id)).size).toBe(ids.length);
+    expect(doc.paths['/api/v1/users'].get.operationId).toBe('listUsers');
+    expect(doc.paths['/api/v1/admin/medios'].post.operationId).toBe('createMedio');
+    expect(doc.paths['/api/v1/admin/products/{id}/prices'].post.operationId).toBe('addProductPrice');
+  });
+
+  it('says security: [] on exactly the public operations, and names the relative root as server', async () => {
+    const open = operations()
+      .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
+      .map(({ where }) => where)
+      .sort();
+    expect(open).toEqual([
+      'GET /.well-known/jwks.json',
+      'GET /health/audit',
+      'GET /health/live',
+      'GET /health/ready',
+      'POST /api/v1/auth/login',
+      'POST /api/v1/auth/refresh',
+    ]);
+    expect(operations().filter(({ op }) => !op.security)).toEqual([]);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('declares X-Correlation-Id on every answer, Location on every 201, Retry-After on every 429 and 503', () => {
+    const missing: string[] = [];
+    for (const { where, op } of operations()) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        const headers = Object.keys(response.headers ?? {});
+        const need = ['X-Correlation-Id', ...(status === '201' ? ['Location'] : []), ...(['429', '503'].includes(status) ? ['Retry-After'] : [])];
+        for (const h of need) if (!headers.includes(h)) missing.push(`${where} ${status}: ${h}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(Object.keys(doc.components.headers).sort()).toEqual(expect.arrayContaining(['Location', 'Retry-After', 'X-Correlation-Id']));
+  });
+
+  it('types ProblemDetails: code is the closed ErrorCode enum, correlationId a uuid string, errors[] {field, code, message}', () => {
+    const { schemas } = doc.components;
+    expect(schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_CODES));
+    expect(schemas.ErrorCode.enum).toEqual(expect.arrayContaining(['privilegio_insuficiente', 'version_obsoleta', 'servicio_no_disponible']));
+    expect(JSON.stringify(schemas.ProblemDetailsDto.properties.code)).toContain('"$ref":"#/components/schemas/ErrorCode"');
+    expect(JSON.stringify(schemas.FiscalErrorDto.properties.error)).toContain('"$ref":"#/components/schemas/ErrorCode"');
+    expect(schemas.ProblemDetailsDto.properties.correlationId).toEqual(expect.objectContaining({ type: 'string', format: 'uuid' }));
+    expect(schemas.FieldErrorDto.required.sort()).toEqual(['code', 'field', 'message']);
+  });
+
+  it('names the enumerations as shared schemas (SeccionTipo, Provincia)', () => {
+    expect(doc.components.schemas.SeccionTipo.enum).toContain('clasificados');
+    expect(doc.components.schemas.Provincia.enum).toHaveLength(24);
+    expect(JSON.stringify(doc.paths)).not.toContain('"clasificados"');
+  });
+
+  it('sends errors the way the document declares them: errors[] items {field, code, message}, code in ErrorCode', async () => {
+    const token = (await t.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
+    const res = await t.post('/api/v1/admin/medios', { codigo: 'bad code', nombre: 'x', extra: 1 }, { token });
+    expect(res.status).toBe(400);
+    expect(doc.components.schemas.ErrorCode.enum).toContain(res.body.code);
+    expect(res.body.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.errors.length).toBeGreaterThan(0);
+    for (const e of res.body.errors) {
+      expect(Object.keys(e).sort()).toEqual(['code', 'field', 'message']);
+      expect(typeof e.code).toBe('string');
+    }
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'extra', code: 'whitelistValidation' })]));
   });
 });

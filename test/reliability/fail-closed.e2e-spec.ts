@@ -28,6 +28,8 @@ const EXEMPT: Record<string, string> = {
     'token rotation records security events (refresh.issue, refresh.reuse_detected), not audit events; reuse revocation must survive a failure',
   'POST /api/v1/auth/logout':
     "sign-out records the security event `logout` only (SEED 6.2); revoking the caller's own refresh tokens is not an audited change",
+  'DELETE /api/v1/auth/sessions/{id}':
+    "ending one of the caller's own sessions is a sign-out of that session: the security event `logout` only, like POST /api/v1/auth/logout",
 };
 
 const PERMISOS = ['catalogo:rubros:gestionar', 'administracion:auditoria:ver'];
@@ -68,6 +70,12 @@ const BUILDERS: Record<string, Builder> = {
       token: accessToken,
       body: { currentPassword: u.password, newPassword: `Nueva-${uid()}-clave` },
     };
+  },
+  'DELETE /api/v1/users/{id}/sessions/{sessionId}': async (f) => {
+    const u = await f.user();
+    const { accessToken } = await f.t.login(u.username, u.password);
+    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')).sid as string;
+    return { method: 'DELETE', url: `/api/v1/users/${u.id}/sessions/${sid}` };
   },
   // ---------------------------------------------------------------- roles
   'POST /api/v1/roles': async () => {

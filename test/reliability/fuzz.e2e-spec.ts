@@ -39,6 +39,7 @@ describe('OpenAPI-driven fuzzing of every operation (fast-check)', () => {
   let operations: Operation[];
   let known: KnownData;
   const tokens: Record<AuthKind, string | undefined> = { admin: undefined, none: undefined, cajero: undefined, garbage: undefined };
+  const credentials: Record<'admin' | 'cajero', [string, string]> = { admin: ['', ''], cajero: ['', ''] };
   let secrets: Array<[string, string]>;
 
   beforeAll(async () => {
@@ -83,6 +84,8 @@ describe('OpenAPI-driven fuzzing of every operation (fast-check)', () => {
     const cajero = await r.t.createUser('cajero');
     tokens.admin = await fuzzRoot(r, known.permissionCodes);
     tokens.cajero = cajero.token;
+    credentials.cajero = [cajero.username, cajero.password];
+    credentials.admin = ['fuzz.root', ROOT_PASSWORD];
     tokens.garbage = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.';
     const dbPassword = decodeURIComponent(new URL(process.env.TEST_SERVER_URL ?? 'postgres://x@y').password);
     const keyLines = (r.t.config.jwt.privateKeyPem ?? '').split('\n').filter((l) => l.length > 40);
@@ -139,6 +142,10 @@ describe('OpenAPI-driven fuzzing of every operation (fast-check)', () => {
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       byKind[req.kind] = (byKind[req.kind] ?? 0) + 1;
       if (res.statusCode < 300) handled.set(op.key, (handled.get(op.key) ?? 0) + 1);
+      // a sign-out ends the caller's sessions and its access token with them: sign in again
+      if (op.key === 'POST /api/v1/auth/logout' && res.statusCode === 204 && (req.auth === 'admin' || req.auth === 'cajero')) {
+        tokens[req.auth] = (await r.t.login(...credentials[req.auth])).accessToken;
+      }
       const problems: string[] = [];
       if (res.statusCode >= 500) {
         serverErrors++;

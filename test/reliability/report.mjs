@@ -12,6 +12,7 @@ const output = process.argv[3] ?? join(root, 'RELIABILITY.md');
 const { suites } = JSON.parse(readFileSync(input, 'utf8'));
 
 const SUITES = ['fail-closed', 'races', 'fuzz', 'token-attacks', 'crash', 'outage', 'secrets', 'append-only'];
+// suites added later: rendered when their figures are present
 const missing = SUITES.filter((s) => !suites[s]);
 if (missing.length) {
   console.error(`no figures for: ${missing.join(', ')} — run \`npm run test:reliability\` first`);
@@ -35,6 +36,17 @@ const outage = f.outage;
 const secrets = f.secrets;
 const appendOnly = f['append-only'];
 const secretsFound = Object.values(secrets.found).flat().length;
+// rendered when its suite has run (added after the others; older figure files lack it)
+const starvation = suites.starvation?.figures;
+const starvationRow = starvation
+  ? `| Starvation: 40 concurrent wrong password changes (bcrypt cost ${starvation.storm.bcryptRounds}) by a user without permissions; three anonymous 70,000-key bodies | storm: **${starvation.storm.victimFailures} of ${starvation.storm.victimRequests}** answers to another user's guarded reads and \`/health/ready\` not 200, worst ${starvation.storm.worstVictimMs} ms (median ${starvation.storm.medianVictimMs} ms), attacker ${Object.entries(
+      starvation.storm.attackStatuses,
+    )
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(
+        ', ',
+      )}; many keys: **${starvation.manyKeys.probeFailures} of ${starvation.manyKeys.probes}** \`/health/live\` answers not 200, worst ${starvation.manyKeys.worstProbeMs} ms, each body refused (400) within ${starvation.manyKeys.worstAnswerMs} ms in ${starvation.manyKeys.answerBytes} bytes, on sign-in 413 in ${starvation.manyKeys.signInAnswerMs} ms | ${ok(starvation.storm.victimFailures === 0 && starvation.manyKeys.probeFailures === 0)} |\n`
+  : '';
 
 const md = `# Reliability and security proof
 
@@ -61,7 +73,7 @@ engine ${suites.fuzz.engine} (the embedded PostgreSQL of the test harness), Node
 | Outage: PostgreSQL stopped for ${outage.outageSeconds} s under load | ${n(outage.requestsDuringOutage)} requests while down: **${n(outage.answered503)} answered 503** (the rest are the liveness probe's 200), slowest answer **${n(outage.maxAnswerMsDuringOutage)} ms** (median ${outage.p50AnswerMsDuringOutage} ms); **recovered ${n(outage.recoveryMsAfterDatabaseReturned)} ms** after the database returned; process kept running: ${outage.processKeptRunning ? 'yes' : 'NO'} | ${ok(outage.processKeptRunning && outage.maxAnswerMsDuringOutage <= 5000 && outage.recoveryMsAfterDatabaseReturned <= 5000 && outage.failedAfterRecovery === 0)} |
 | Secrets: passwords, temporary passwords, access and refresh tokens searched in debug logs, audit and security events, every table | **${secretsFound} found** among ${secrets.secretValues} secret values, ${n(secrets.logLines)} log lines, ${secrets.auditEvents} audit and ${secrets.securityEvents} security events, ${secrets.tablesSearched} tables | ${ok(secretsFound === 0)} |
 | Append-only audit store: statements the service's role \`${appendOnly.role}\` is refused | **${appendOnly.refused.length}** refused (UPDATE, DELETE, TRUNCATE of both event stores and their partitions, history, schema changes, early purges); ${appendOnly.allowed.length} allowed (INSERT, SELECT, the jobs through definer functions) | ${ok(appendOnly.refused.length > 0)} |
-
+${starvationRow}
 ## How to run
 
 \`\`\`sh
@@ -177,7 +189,24 @@ ${table(
 )}
 
 Allowed: ${appendOnly.allowed.join('; ')}.
-`;
+${
+  starvation
+    ? `
+**Starvation** (\`starvation.e2e-spec.ts\`). From the victim's side. A user without permissions sends
+${starvation.storm.attackRequests} concurrent \`PUT /api/v1/users/me/password\` with a wrong current password (bcrypt cost
+${starvation.storm.bcryptRounds}, pool of ${starvation.storm.poolSize} connections) while the admin's guarded reads and \`/health/ready\` run
+back to back for the whole storm (${n(starvation.storm.stormMs)} ms): ${starvation.storm.victimRequests} victim answers, ${starvation.storm.victimFailures} not 200,
+worst ${starvation.storm.worstVictimMs} ms, median ${starvation.storm.medianVictimMs} ms. The attacker gets only 400 and 429 (${Object.entries(
+        starvation.storm.attackStatuses,
+      )
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}): password work holds no connection, and its sign-in throttle bounds what reaches bcrypt.
+Then three anonymous ${n(starvation.manyKeys.bodyBytes)}-byte bodies of 70,000 keys: each refused with 400 in at most
+${starvation.manyKeys.worstAnswerMs} ms (answer of ${starvation.manyKeys.answerBytes} bytes), the same body on sign-in 413 in ${starvation.manyKeys.signInAnswerMs} ms,
+while \`/health/live\` answered ${starvation.manyKeys.probes} times, ${starvation.manyKeys.probeFailures} not 200, worst ${starvation.manyKeys.worstProbeMs} ms.
+`
+    : ''
+}`;
 
 // the repository's Prettier style (CI checks it), when Prettier is installed
 let formatted = md;

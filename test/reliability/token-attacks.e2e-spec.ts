@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { TokenForge, sha256b64url } from '../auth/support/auth-helpers.js';
+import { TokenForge, decodeJwt, sha256b64url } from '../auth/support/auth-helpers.js';
 import type { CreatedUser } from '../support/test-app.js';
 import { recordFigures } from './support/figures.js';
 import { ReliabilityApp } from './support/reliability-app.js';
@@ -20,6 +20,7 @@ const otherKey = generateKeyPairSync('rsa', {
   publicKeyEncoding: { type: 'spki', format: 'pem' },
 });
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const sidOf = (accessToken: string) => decodeJwt(accessToken).payload.sid as string;
 
 /** RS256 with the service's own key but no `kid` header (TokenForge always writes one). */
 function rs256WithoutKid(forge: TokenForge, payload: Record<string, unknown>): string {
@@ -46,6 +47,13 @@ const FORGERIES: Array<{ vector: string; forge: Forgery; onRefresh: boolean }> =
   { vector: 'non-numeric sub', forge: (f, c) => f.rs256({ ...c, sub: 'admin' }), onRefresh: true },
   { vector: 'sub as a JSON number', forge: (f, c) => f.rs256({ ...c, sub: Number(c.sub) }), onRefresh: true },
   { vector: 'sub that is not a positive 32-bit integer', forge: (f, c) => f.rs256({ ...c, sub: '4294967296' }), onRefresh: true },
+  {
+    vector: 'a crit header naming an extension the service does not implement',
+    forge: (f, c) => f.rs256({ ...c, exp2: 1 }, { header: { crit: ['exp2'] } }),
+    onRefresh: true,
+  },
+  // sent as `Authorization: Bearer <valid token> junk`
+  { vector: 'a valid token followed by junk in the Authorization header', forge: (_f, _c, valid) => `${valid} junk`, onRefresh: false },
 ];
 
 interface Attack {
@@ -69,7 +77,7 @@ describe('token attacks (table-driven): all 401, with the expected security even
   const guarded = (token: string) => r.t.get('/api/v1/users', { token });
   const refresh = (accessToken: string, refreshToken: string) => r.t.post('/api/v1/auth/refresh', { accessToken, refreshToken });
   const admin = () => r.t.createUser('admin');
-  const claimsOf = (u: CreatedUser) => forge.claims({ id: u.id, username: u.username, rol: 'admin' });
+  const claimsOf = (u: CreatedUser) => forge.claims({ id: u.id, username: u.username, rol: 'admin', token: u.token });
   const tokenRow = async (refreshToken: string) =>
     (
       await r.ownerQuery('SELECT family_id::text AS family_id, revoked_at FROM refresh_tokens WHERE token_hash = $1', [sha256b64url(refreshToken)])
@@ -108,6 +116,46 @@ describe('token attacks (table-driven): all 401, with the expected security even
         });
       }
     }
+    // an unexpired access token whose session has ended, one row per way a session ends
+    const endedSessions: Array<{ vector: string; end: (victim: CreatedUser, by: CreatedUser) => Promise<number> }> = [
+      { vector: 'access token after logout', end: async (v) => (await r.t.post('/api/v1/auth/logout', undefined, { token: v.token })).status },
+      {
+        vector: 'access token after session revocation',
+        end: async (v, by) => (await r.t.delete(`/api/v1/users/${v.id}/sessions/${sidOf(v.token)}`, { token: by.token })).status,
+      },
+      {
+        vector: 'access token after password change',
+        end: async (v) =>
+          (await r.t.put('/api/v1/users/me/password', { currentPassword: v.password, newPassword: 'Otra-Clave-2026' }, { token: v.token })).status,
+      },
+      {
+        vector: 'access token after reset',
+        end: async (v, by) => (await r.t.post(`/api/v1/users/${v.id}/password-reset`, undefined, { token: by.token })).status,
+      },
+      {
+        vector: 'access token after reactivation',
+        end: async (v, by) => {
+          const off = await r.t.post(`/api/v1/users/${v.id}/deactivate`, undefined, { token: by.token });
+          return off.status === 200 ? (await r.t.post(`/api/v1/users/${v.id}/reactivate`, undefined, { token: by.token })).status : off.status;
+        },
+      },
+    ];
+    for (const e of endedSessions) {
+      attacks.push({
+        vector: e.vector,
+        channel: 'access',
+        event: null,
+        run: async () => {
+          const [victim, by] = [await admin(), await admin()];
+          const ended = await e.end(victim, by);
+          if (ended < 200 || ended > 299) throw new Error(`${e.vector}: ending the session answered ${ended}`);
+          const [a, b] = [await me(victim.token), await guarded(victim.token)];
+          return a.status === b.status && a.body?.code === b.body?.code
+            ? { status: a.status, code: a.body?.code }
+            : { status: 0, code: `${a.status}/${b.status}` };
+        },
+      });
+    }
     attacks.push(
       {
         vector: 'an unexpired token of a deleted user',
@@ -116,6 +164,7 @@ describe('token attacks (table-driven): all 401, with the expected security even
         run: async () => {
           const u = await admin();
           await r.ownerQuery('DELETE FROM refresh_tokens WHERE user_id = $1', [u.id]);
+          await r.ownerQuery('DELETE FROM sessions WHERE user_id = $1', [u.id]);
           await r.ownerQuery('DELETE FROM users WHERE id = $1', [u.id]);
           const [a, b] = [await me(u.token), await guarded(u.token)];
           return a.status === b.status ? { status: a.status, code: a.body?.code } : { status: 0, code: `${a.status}/${b.status}` };
@@ -251,6 +300,6 @@ describe('token attacks (table-driven): all 401, with the expected security even
       });
     }
     expect(failures).toEqual([]);
-    expect(results.length).toBeGreaterThanOrEqual(25);
+    expect(results.length).toBeGreaterThanOrEqual(41);
   });
 });

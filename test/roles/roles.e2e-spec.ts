@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
+import { INSTALLED_PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
 import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
 
 const CANONICAL = ['admin', 'auditor', 'cajero', 'consulta', 'contable', 'diagramador', 'supervisor', 'vendedor'];
+
+const READ = 'administracion:roles:ver';
+const MANAGE = 'administracion:roles:gestionar';
 
 describe('roles and permissions', () => {
   let t: TestApp;
@@ -166,7 +169,10 @@ describe('roles and permissions', () => {
     it("answers a role's permissions sorted", async () => {
       const res = await t.get('/api/v1/roles/auditor/permisos', { token: admin });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ codigo: 'auditor', permisos: ['administracion:auditoria:ver', 'administracion:usuarios:ver'] });
+      expect(res.body).toEqual({
+        codigo: 'auditor',
+        permisos: ['administracion:auditoria:ver', 'administracion:roles:ver', 'administracion:usuarios:ver'],
+      });
     });
 
     it('replaces the set and audits rol.permisos_update with sorted before and after', async () => {
@@ -236,7 +242,7 @@ describe('roles and permissions', () => {
     });
 
     it('needs administracion:auditoria:ver for asOf in addition (403 and a permission.denied event)', async () => {
-      const manager = await t.createUser('consulta', { overrides: { granted: ['administracion:roles:gestionar'], denied: [] } });
+      const manager = await t.createUser('consulta', { overrides: { granted: ['administracion:roles:ver'], denied: [] } });
       expect((await t.get('/api/v1/roles/admin/permisos', { token: manager.token })).status).toBe(200);
       expectProblem(
         await t.get('/api/v1/roles/admin/permisos', { token: manager.token, query: { asOf: new Date().toISOString() } }),
@@ -252,7 +258,7 @@ describe('roles and permissions', () => {
     it('answers the catalog [{codigo, descripcion}] sorted by codigo', async () => {
       const res = await t.get('/api/v1/permisos', { token: admin });
       expect(res.status).toBe(200);
-      const expected = PERMISSION_CATALOG.map((p) => ({ codigo: p.codigo, descripcion: p.descripcion })).sort((a, b) =>
+      const expected = INSTALLED_PERMISSION_CATALOG.map((p) => ({ codigo: p.codigo, descripcion: p.descripcion })).sort((a, b) =>
         a.codigo < b.codigo ? -1 : 1,
       );
       expect(res.body).toEqual(expected);
@@ -272,23 +278,23 @@ describe('roles and permissions', () => {
       ['GET', '/api/v1/permisos'],
     ];
 
-    it('documents every roles and permisos operation in OpenAPI with its permission', async () => {
+    it('documents every roles and permisos operation in OpenAPI with its permission: reads roles:ver, writes roles:gestionar', async () => {
       const doc = (await t.get('/docs/openapi.json')).body;
-      const operations: Array<[string, string]> = [
-        ['/api/v1/roles', 'get'],
-        ['/api/v1/roles', 'post'],
-        ['/api/v1/roles/{codigo}', 'get'],
-        ['/api/v1/roles/{codigo}', 'put'],
-        ['/api/v1/roles/{codigo}', 'delete'],
-        ['/api/v1/roles/{codigo}/reactivate', 'post'],
-        ['/api/v1/roles/{codigo}/permisos', 'get'],
-        ['/api/v1/roles/{codigo}/permisos', 'put'],
-        ['/api/v1/permisos', 'get'],
+      const operations: Array<[string, string, string]> = [
+        ['/api/v1/roles', 'get', READ],
+        ['/api/v1/roles', 'post', MANAGE],
+        ['/api/v1/roles/{codigo}', 'get', READ],
+        ['/api/v1/roles/{codigo}', 'put', MANAGE],
+        ['/api/v1/roles/{codigo}', 'delete', MANAGE],
+        ['/api/v1/roles/{codigo}/reactivate', 'post', MANAGE],
+        ['/api/v1/roles/{codigo}/permisos', 'get', READ],
+        ['/api/v1/roles/{codigo}/permisos', 'put', MANAGE],
+        ['/api/v1/permisos', 'get', READ],
       ];
-      for (const [path, method] of operations) {
+      for (const [path, method, permission] of operations) {
         const op = doc.paths[path]?.[method];
-        expect([path, method, op?.['x-required-permission']]).toEqual([path, method, 'administracion:roles:gestionar']);
-        expect(op.description).toContain('Required permission: `administracion:roles:gestionar`');
+        expect([path, method, op?.['x-required-permission']]).toEqual([path, method, permission]);
+        expect(op.description).toContain(`Required permission: \`${permission}\``);
       }
       expect(doc.paths['/api/v1/roles/{codigo}/permisos'].get['x-required-permission-with-query']).toEqual({ asOf: 'administracion:auditoria:ver' });
     });
@@ -300,15 +306,46 @@ describe('roles and permissions', () => {
       }
     });
 
-    it('answers 403 to a cajero and to a supervisor on every roles and permisos route', async () => {
-      for (const rol of ['cajero', 'supervisor']) {
+    const reads = routes.filter(([method]) => method === 'GET');
+    const writes = routes.filter(([method]) => method !== 'GET');
+
+    it('answers 403 to a cajero on every roles and permisos route, reads included', async () => {
+      const caller = await t.createUser('cajero');
+      for (const [method, url, payload] of routes) {
+        const res = await t.request(method as 'GET', url, { token: caller.token, body: payload });
+        expect([method, url, res.status, res.body.code]).toEqual([method, url, 403, 'permiso_denegado']);
+      }
+    });
+
+    it('lets a supervisor and an auditor read roles and the catalog (roles:ver) but refuses their writes (403)', async () => {
+      for (const rol of ['supervisor', 'auditor']) {
         const caller = await t.createUser(rol);
-        for (const [method, url, payload] of routes) {
+        for (const [method, url] of reads) {
+          const res = await t.request(method as 'GET', url, { token: caller.token });
+          expect([rol, method, url, res.status]).toEqual([rol, method, url, 200]);
+        }
+        for (const [method, url, payload] of writes) {
           const res = await t.request(method as 'GET', url, { token: caller.token, body: payload });
           expect([rol, method, url, res.status, res.body.code]).toEqual([rol, method, url, 403, 'permiso_denegado']);
         }
       }
       expect(await t.query("SELECT 1 FROM roles WHERE codigo = 'sin_permiso'")).toHaveLength(0);
+    });
+
+    it('refuses the reads (403) to a supervisor whose roles:ver is denied by an override', async () => {
+      const caller = await t.createUser('supervisor', { overrides: { granted: [], denied: [READ] } });
+      for (const [method, url] of reads) {
+        const res = await t.request(method as 'GET', url, { token: caller.token });
+        expect([method, url, res.status, res.body.code]).toEqual([method, url, 403, 'permiso_denegado']);
+      }
+    });
+
+    it('installs roles:ver for admin, supervisor and auditor only', async () => {
+      const holders: Array<{ codigo: string }> = await t.query(
+        `SELECT r.codigo FROM roles r JOIN role_permissions rp ON rp.role_id = r.id JOIN permissions p ON p.id = rp.permission_id
+         WHERE p.codigo = 'administracion:roles:ver' ORDER BY r.codigo`,
+      );
+      expect(holders.map((h) => h.codigo)).toEqual(['admin', 'auditor', 'supervisor']);
     });
   });
 });

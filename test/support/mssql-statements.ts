@@ -1,6 +1,7 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { MSSQL_MIGRATIONS } from '../../migrations/mssql/index.js';
 import { MssqlDialect } from '../../src/database/dialects/mssql.dialect.js';
+import { authorizationStatement } from '../../src/auth/effective-permissions.service.js';
 
 /** One statement SQL Server would receive, and where it comes from. */
 export interface SentStatement {
@@ -50,6 +51,11 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
     source: 'MssqlDialect.insertStatement',
     // TypeORM turns the :named parameters into @0, @1… before sending
     sql: d.insertStatement('audit_events', ['action', 'metadata'], ['id']).replace(/:(\w+)/g, '@$1'),
+  });
+  out.push({
+    // the guard's per-request statement, with the dialect's JSON test, for a route needing two permissions
+    source: 'MssqlDialect.jsonArrayContains',
+    sql: authorizationStatement(d, 2).replace(/:(\w+)/g, '@$1'),
   });
   const page = d.auditEventsPage({
     actorUserId: 1,

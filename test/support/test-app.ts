@@ -132,9 +132,17 @@ export class TestApp {
 
   private adminTokenCache: string | undefined;
 
-  /** An access token of the bootstrap `admin` (every permission). */
+  /**
+   * An access token of the bootstrap `admin` (every permission), signed in again when a test has
+   * ended the cached token's session (an update, deactivation or password change of `admin`).
+   */
   async adminToken(): Promise<string> {
-    this.adminTokenCache ??= (await this.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
+    if (this.adminTokenCache) {
+      const sid = JSON.parse(Buffer.from(this.adminTokenCache.split('.')[1] ?? '', 'base64url').toString('utf8')).sid as string;
+      const live = await this.query('SELECT 1 AS live FROM sessions WHERE id = $1 AND ended_at IS NULL', [sid]);
+      if (live.length) return this.adminTokenCache;
+    }
+    this.adminTokenCache = (await this.login(ADMIN_USERNAME, ADMIN_PASSWORD)).accessToken;
     return this.adminTokenCache;
   }
 

@@ -5,6 +5,7 @@ import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
 const SUPERVISOR = [
   'administracion:medios:gestionar',
   'administracion:puntos_de_venta:gestionar',
+  'administracion:roles:ver',
   'administracion:usuarios:ver',
   'catalogo:productos:gestionar',
   'catalogo:rubros:gestionar',

@@ -15,12 +15,11 @@ export class AuditEventDto {
   @ApiProperty({ example: 'usuario' }) targetType: string;
   @ApiProperty({ example: '42' }) targetId: string;
   @ApiProperty({
-    nullable: true,
     description: 'Sanitized JSON: `{after}` for creates, `{before, after}` for updates…',
     example: { before: { nombre: 'Ana' }, after: { nombre: 'Ana María' } },
     oneOf: [
-      { type: 'object', additionalProperties: true },
-      { type: 'array', items: {} },
+      { type: 'object', additionalProperties: true, nullable: true },
+      { type: 'array', items: {}, nullable: true },
     ],
   })
   metadata: unknown;

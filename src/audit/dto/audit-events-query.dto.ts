@@ -25,6 +25,13 @@ export class AuditEventsQueryDto {
   @Max(2_147_483_647)
   actorUserId?: number;
 
+  @ApiPropertyOptional({ description: 'Only events of this action (exact), e.g. `usuario.update`.', example: 'usuario.update', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  action?: string;
+
   @ApiPropertyOptional({ description: 'Only events on this kind of resource (singular snake_case).', example: 'usuario', maxLength: 64 })
   @IsOptional()
   @IsString()

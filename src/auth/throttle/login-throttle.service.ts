@@ -1,12 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { createHash } from 'node:crypto';
 import { In, LessThanOrEqual } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
+import { EffectivePermissionsService } from '../effective-permissions.service.js';
 import { LoginFailureEntity, type ThrottleScope } from './login-failure.entity.js';
 
+/** What a row counts: failures of one (username, IP), of one username from any IP, of one IP. */
+type Count = 'pair' | 'global' | 'ip';
+
 interface Counted {
+  count: Count;
   scope: ThrottleScope;
   subject: string;
   /** the row this attempt wrote for the scope */
@@ -22,9 +28,19 @@ export type LoginOutcome = 'success' | 'failure' | 'error';
 
 export type Admission = { admitted: true; attempt: LoginAttempt } | { admitted: false; retryAfterSeconds: number };
 
-/** The per-user key: usernames differing only in case share one counter. */
-export function throttleKeyOfUsername(username: string): string {
-  return username.toLowerCase().slice(0, 256);
+/** The existing account an attempt names (an unknown username counts only toward its IP). */
+export interface ThrottledAccount {
+  userId: number;
+}
+
+/**
+ * The per-username keys, case-sensitive like usernames (`Ana` and `ana` are two names): a SHA-256
+ * in hex, so no collation can fold case (SQL Server's default does) and no username is stored.
+ * `global` counts the username's failures from any IP, `pair` those from one client IP.
+ */
+export function throttleSubjects(username: string, ip: string | null): { global: string; pair: string } {
+  const global = createHash('sha256').update(username, 'utf8').digest('hex');
+  return { global, pair: `${global}@${(ip ?? '').slice(0, 180)}` };
 }
 
 /** Seconds until the blocking failure (at `blockingAt`) leaves the window; at least 1. */
@@ -32,45 +48,66 @@ export function retryAfterSeconds(blockingAt: Date, windowSeconds: number, now: 
   return Math.max(1, Math.ceil((blockingAt.getTime() + windowSeconds * 1000 - now.getTime()) / 1000));
 }
 
+const MANAGES_USERS = 'administracion:usuarios:gestionar';
+
 /**
- * Login throttling shared by every instance through the database (table login_failures):
- * at most LOGIN_MAX_FAILURES_PER_USER failures per username and LOGIN_MAX_FAILURES_PER_IP per
- * client IP inside LOGIN_WINDOW_SECONDS (a sliding window).
+ * Login throttling shared by every instance through the database (table login_failures), in a
+ * sliding window of LOGIN_WINDOW_SECONDS:
+ *   - per (existing username, client IP): LOGIN_MAX_FAILURES_PER_USER, so nobody locks an account
+ *     out from another address;
+ *   - per existing username from any IP: LOGIN_MAX_FAILURES_PER_USER_GLOBAL, which stops guessing
+ *     spread over many addresses;
+ *   - per client IP, whatever the username (unknown ones included): LOGIN_MAX_FAILURES_PER_IP. A
+ *     username that does not exist counts only here, so misspelling or re-casing a name cannot
+ *     lock out the real account.
+ * The wrong current passwords of PUT /users/me/password count here as the caller's failures too.
  *
  * Race-tolerant without a long transaction: an attempt first writes its own row per scope
- * (autocommit), then counts the rows written before it. Concurrent attempts therefore see each
- * other, so a burst of parallel guesses cannot slip past the limit while the first ones are still
- * hashing. A refused attempt removes its rows (a 429 never extends a lock-out), a failed one keeps
- * them, a successful one removes its own and clears the username's rows. Rows older than the
- * window are deleted at every attempt, so the table only holds the current window.
+ * (autocommit, one row per statement), then counts the rows written before it. Concurrent attempts
+ * therefore see each other, so a burst of parallel guesses cannot slip past the limit while the
+ * first ones are still hashing. A refused attempt removes its rows (a 429 never extends a
+ * lock-out), a failed one keeps them, a successful one removes its own and clears the (username,
+ * IP) count. Rows older than the window are deleted at every attempt, so the table only holds the
+ * current window.
  */
 @Injectable()
 export class LoginThrottleService {
+  private readonly logger = new Logger('LoginThrottle');
+
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly permissions: EffectivePermissionsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Admits the attempt, or says how long to wait when the username or the IP is over its limit. */
-  async admit(username: string, ip: string | null): Promise<Admission> {
-    const { maxFailuresPerUser, maxFailuresPerIp, windowSeconds } = this.config.login;
+  /** Admits the attempt, or says how long to wait when one of its counts is over its limit. */
+  async admit(username: string, ip: string | null, account?: ThrottledAccount): Promise<Admission> {
+    const { maxFailuresPerUser, maxFailuresPerUserGlobal, maxFailuresPerIp, windowSeconds } = this.config.login;
     const now = this.clock.now();
     const windowStart = new Date(now.getTime() - windowSeconds * 1000);
     const tx = this.txHost.tx;
     await tx.delete(LoginFailureEntity, { occurredAt: LessThanOrEqual(windowStart) });
 
-    const scopes: Array<{ scope: ThrottleScope; subject: string; max: number }> = [
-      { scope: 'user', subject: throttleKeyOfUsername(username), max: maxFailuresPerUser },
-    ];
-    if (ip) scopes.push({ scope: 'ip', subject: ip.slice(0, 256), max: maxFailuresPerIp });
-    const inserted = await tx.insert(
-      LoginFailureEntity,
-      scopes.map(({ scope, subject }) => ({ scope, subject, occurredAt: now })),
-    );
-    const rows = scopes.map((s, i) => ({ scope: s.scope, subject: s.subject, id: Number(inserted.identifiers[i]?.id) }));
+    const scopes: Array<{ count: Count; scope: ThrottleScope; subject: string; max: number }> = [];
+    if (account) {
+      const { pair, global } = throttleSubjects(username, ip);
+      scopes.push(
+        { count: 'pair', scope: 'user', subject: pair, max: maxFailuresPerUser },
+        { count: 'global', scope: 'user', subject: global, max: maxFailuresPerUserGlobal },
+      );
+    }
+    if (ip) scopes.push({ count: 'ip', scope: 'ip', subject: ip.slice(0, 256), max: maxFailuresPerIp });
+    // one row per statement: SQL Server does not return OUTPUT rows in insertion order, so ids of a
+    // multi-row insert cannot be matched to their scopes by position
+    const rows: Counted[] = [];
+    for (const s of scopes) {
+      const inserted = await tx.insert(LoginFailureEntity, { scope: s.scope, subject: s.subject, occurredAt: now });
+      rows.push({ count: s.count, scope: s.scope, subject: s.subject, id: Number(inserted.identifiers[0]?.id) });
+    }
 
     let wait = 0;
+    let accountLimited = false;
     for (const [i, s] of scopes.entries()) {
       // the max-th most recent earlier row: while it is inside the window, the limit is reached
       const [blocking] = await tx
@@ -83,10 +120,13 @@ export class LoginThrottleService {
         .skip(s.max - 1)
         .take(1)
         .getMany();
-      if (blocking) wait = Math.max(wait, retryAfterSeconds(blocking.occurredAt, windowSeconds, now));
+      if (!blocking) continue;
+      wait = Math.max(wait, retryAfterSeconds(blocking.occurredAt, windowSeconds, now));
+      if (s.count !== 'ip') accountLimited = true;
     }
     if (wait > 0) {
       await this.forget(rows.map((r) => r.id));
+      if (account && accountLimited) await this.warnIfAdministrator(account.userId, wait);
       return { admitted: false, retryAfterSeconds: wait };
     }
     return { admitted: true, attempt: { rows } };
@@ -94,19 +134,27 @@ export class LoginThrottleService {
 
   /**
    * Records how an admitted attempt ended. A failure keeps its rows (they count until they leave
-   * the window); a success removes them and clears the username's count; a fault of ours (not a
-   * wrong credential) removes them, since it says nothing about the caller.
+   * the window); a success removes them and clears the (username, IP) count — the username's count
+   * across IPs stays, so a successful sign-in cannot reset distributed guessing; a fault of ours
+   * (not a wrong credential) removes them, since it says nothing about the caller.
    */
   async settle(attempt: LoginAttempt, outcome: LoginOutcome): Promise<void> {
     if (outcome === 'failure') return;
     await this.forget(attempt.rows.map((r) => r.id));
     if (outcome !== 'success') return;
-    for (const r of attempt.rows) {
-      if (r.scope === 'user') await this.txHost.tx.delete(LoginFailureEntity, { scope: 'user', subject: r.subject });
-    }
+    const pair = attempt.rows.find((r) => r.count === 'pair');
+    if (pair) await this.txHost.tx.delete(LoginFailureEntity, { scope: 'user', subject: pair.subject });
   }
 
   private async forget(ids: number[]): Promise<void> {
     if (ids.length) await this.txHost.tx.delete(LoginFailureEntity, { id: In(ids) });
+  }
+
+  /** An administrator locked out is worth an operator's attention: it may be an attack on the keys of the system. */
+  private async warnIfAdministrator(userId: number, retryAfterSeconds: number): Promise<void> {
+    const access = await this.permissions.resolve(userId, this.txHost.tx);
+    if (access?.efectivos.includes(MANAGES_USERS)) {
+      this.logger.warn({ userId, retryAfterSeconds }, `sign-in throttled for user ${userId}, who holds ${MANAGES_USERS}`);
+    }
   }
 }

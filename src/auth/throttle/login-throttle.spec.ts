@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { retryAfterSeconds, throttleKeyOfUsername } from './login-throttle.service.js';
+import { retryAfterSeconds, throttleSubjects } from './login-throttle.service.js';
 
 describe('login throttle rules', () => {
   const now = new Date('2025-03-01T12:00:00.000Z');
@@ -16,7 +16,20 @@ describe('login throttle rules', () => {
     expect(retryAfterSeconds(new Date('2025-03-01T11:45:00.000Z'), 900, now)).toBe(1);
   });
 
-  it('counts usernames that differ only in case together', () => {
-    expect(throttleKeyOfUsername('Admin')).toBe(throttleKeyOfUsername('admin'));
+  it('counts usernames that differ only in case apart: `Admin` and `admin` are two names', () => {
+    expect(throttleSubjects('Admin', '10.0.0.1').global).not.toBe(throttleSubjects('admin', '10.0.0.1').global);
+    expect(throttleSubjects('Admin', '10.0.0.1').pair).not.toBe(throttleSubjects('admin', '10.0.0.1').pair);
+  });
+
+  it('keys a username from one IP apart from the same username from another, and both apart from its count across IPs', () => {
+    const a = throttleSubjects('ana', '10.0.0.1');
+    const b = throttleSubjects('ana', '10.0.0.2');
+    expect(a.global).toBe(b.global);
+    expect(a.pair).not.toBe(b.pair);
+    expect(a.pair).not.toBe(a.global);
+  });
+
+  it('keys with lower-case hex only, so a case-insensitive collation cannot merge two usernames', () => {
+    expect(throttleSubjects('MiXeD', null).global).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -17,6 +17,7 @@ export class PricesController {
   @Get('products/:id/prices')
   @Authenticated()
   @ApiOperation({
+    operationId: 'listProductPrices',
     summary: "List a product's prices",
     description: 'Newest `fechaVigencia` first; an empty list is valid. 404 when the product does not exist. Needs a valid access token.',
   })
@@ -30,6 +31,7 @@ export class PricesController {
   @Get('products/:id/prices/vigente')
   @Authenticated()
   @ApiOperation({
+    operationId: 'getVigenteProductPrice',
     summary: 'The price that applies on a date',
     description:
       'The latest price dated on or before `fecha` (default: today in America/Argentina/Buenos_Aires). 404 `sin_precio_vigente` when none applies; 404 `no_encontrado` when the product does not exist. Needs a valid access token.',
@@ -46,6 +48,7 @@ export class PricesController {
   @Get('products/:id/prices/:priceId')
   @Authenticated()
   @ApiOperation({
+    operationId: 'getProductPrice',
     summary: 'Get one price',
     description:
       "One price of the product (the `Location` of an add). A price read through another product's path is 404. Needs a valid access token.",
@@ -59,6 +62,7 @@ export class PricesController {
   @Post('admin/products/:id/prices')
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
+    operationId: 'addProductPrice',
     summary: 'Add a price',
     description:
       '`fechaVigencia` must be on or after today in America/Argentina/Buenos_Aires (else 400) and strictly after every existing date of the product (else 409 `precio_no_posterior`; of two concurrent adds for one product at most one succeeds). `monto` is a JSON number > 0 with at most 2 decimals. Transactional with the audit event `producto.precio_add` (targetType `producto`, targetId the product id).',

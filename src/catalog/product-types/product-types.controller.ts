@@ -22,6 +22,7 @@ export class ProductTypesController {
   @Get('product-types')
   @Authenticated()
   @ApiOperation({
+    operationId: 'listProductTypes',
     summary: 'List product types',
     description:
       'Paged, ordered by codigo. `activo` filters by state; `search` matches codigo or nombre, case-insensitively. Needs a valid access token.',
@@ -35,7 +36,11 @@ export class ProductTypesController {
   @Get('product-types/:id')
   @Versioned(PRODUCT_TYPE)
   @Authenticated()
-  @ApiOperation({ summary: 'Get a product type', description: 'One product type, active or not. Needs a valid access token.' })
+  @ApiOperation({
+    operationId: 'getProductType',
+    summary: 'Get a product type',
+    description: 'One product type, active or not. Needs a valid access token.',
+  })
   @ApiOkResponse({ type: ProductTypeDto })
   @ApiErrors(400, 401, 404)
   get(@PathId() id: number): Promise<ProductTypeDto> {
@@ -46,6 +51,7 @@ export class ProductTypesController {
   @Versioned(PRODUCT_TYPE)
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
+    operationId: 'createProductType',
     summary: 'Create a product type',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique (409 `duplicado`, inactive ones included). Audited as `tipo_producto.create`.',
   })
@@ -61,6 +67,7 @@ export class ProductTypesController {
   @Versioned(PRODUCT_TYPE, 'change')
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @ApiOperation({
+    operationId: 'updateProductType',
     summary: 'Update a product type',
     description:
       'Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.',
@@ -79,6 +86,7 @@ export class ProductTypesController {
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateProductType',
     summary: 'Deactivate a product type',
     description:
       'Refused while active products use it (409 `tipo_producto_en_uso`). Idempotent: deactivating an inactive product type answers 200 and writes no audit event. Audited as `tipo_producto.deactivate`.',
@@ -94,6 +102,7 @@ export class ProductTypesController {
   @RequirePermission(PRODUCT_TYPES_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateProductType',
     summary: 'Reactivate a product type',
     description: 'Idempotent: reactivating an active product type answers 200 and writes no audit event. Audited as `tipo_producto.reactivate`.',
   })

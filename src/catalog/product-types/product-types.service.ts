@@ -5,11 +5,19 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { containsAny } from '../../common/pagination/search.js';
+import { applySort } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
 import { ProductEntity } from '../products/product.entity.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
-import { type CreateProductTypeDto, ProductTypeDto, type ProductTypesQueryDto, type UpdateProductTypeDto } from './dto/product-type.dto.js';
+import {
+  type CreateProductTypeDto,
+  PRODUCT_TYPE_SORT_FIELDS,
+  ProductTypeDto,
+  type ProductTypesQueryDto,
+  type UpdateProductTypeDto,
+} from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
@@ -33,11 +41,12 @@ export class ProductTypesService {
     const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
     if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
     if (query.search) {
-      qb.andWhere("(LOWER(t.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(t.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
+      qb.andWhere(containsAny(['t.codigo', 't.nombre']), { pattern: containsPattern(query.search) });
     }
-    const [rows, total] = await qb.orderBy('t.codigo', 'ASC').addOrderBy('t.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await applySort(qb, 't', query.sort, PRODUCT_TYPE_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
     return { items: rows.map((r) => ProductTypeDto.of(r)), total, page, pageSize };
   }
 

@@ -22,6 +22,7 @@ export class ProductsController {
   @Get('products')
   @Authenticated()
   @ApiOperation({
+    operationId: 'listProducts',
     summary: 'List products',
     description:
       'Paged, ordered by codigo. Filters: `rubroId`, `productTypeId`, `activo`, and `search` (codigo or nombre, case-insensitive). Needs a valid access token.',
@@ -35,7 +36,7 @@ export class ProductsController {
   @Get('products/:id')
   @Versioned(PRODUCT)
   @Authenticated()
-  @ApiOperation({ summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
+  @ApiOperation({ operationId: 'getProduct', summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductDto })
   @ApiErrors(400, 401, 404)
   get(@PathId() id: number): Promise<ProductDto> {
@@ -46,6 +47,7 @@ export class ProductsController {
   @Versioned(PRODUCT)
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
+    operationId: 'createProduct',
     summary: 'Create a product',
     description:
       'A missing rubro or product type is 404; an inactive rubro 409 `rubro_inactivo`; an inactive product type 409 `tipo_producto_inactivo`; a taken codigo 409 `duplicado` (inactive products included). Audited as `producto.create`.',
@@ -68,6 +70,7 @@ export class ProductsController {
   @Versioned(PRODUCT, 'change')
   @RequirePermission(PRODUCTS_PERMISSION)
   @ApiOperation({
+    operationId: 'updateProduct',
     summary: 'Update a product',
     description:
       'Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.',
@@ -89,6 +92,7 @@ export class ProductsController {
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateProduct',
     summary: 'Deactivate a product',
     description: 'Idempotent: deactivating an inactive product answers 200 and writes no audit event. Audited as `producto.deactivate`.',
   })
@@ -103,6 +107,7 @@ export class ProductsController {
   @RequirePermission(PRODUCTS_PERMISSION)
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateProduct',
     summary: 'Reactivate a product',
     description:
       'Its rubro and product type must be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). Idempotent: reactivating an active product answers 200 and writes no audit event. Audited as `producto.reactivate`.',

@@ -5,6 +5,8 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { containsAny } from '../../common/pagination/search.js';
+import { applySort } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { containsPattern } from '../catalog.rules.js';
 import { ProductTypeEntity } from '../product-types/product-type.entity.js';
@@ -12,7 +14,7 @@ import { ProductTypesService } from '../product-types/product-types.service.js';
 import { RubroEntity } from '../rubros/rubro.entity.js';
 import { RubrosService } from '../rubros/rubros.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
-import { type CreateProductDto, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
+import { type CreateProductDto, PRODUCT_SORT_FIELDS, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
@@ -40,11 +42,12 @@ export class ProductsService {
     if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
     if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
     if (query.search) {
-      qb.andWhere("(LOWER(p.codigo) LIKE :pattern ESCAPE '\\' OR LOWER(p.nombre) LIKE :pattern ESCAPE '\\')", {
-        pattern: containsPattern(query.search),
-      });
+      qb.andWhere(containsAny(['p.codigo', 'p.nombre']), { pattern: containsPattern(query.search) });
     }
-    const [rows, total] = await qb.orderBy('p.codigo', 'ASC').addOrderBy('p.id', 'ASC').skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await applySort(qb, 'p', query.sort, PRODUCT_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
     return { items: rows.map((r) => ProductDto.of(r)), total, page, pageSize };
   }
 

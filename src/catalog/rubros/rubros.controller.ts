@@ -19,6 +19,7 @@ export class RubrosController {
 
   @Get('tree')
   @ApiOperation({
+    operationId: 'getRubroTree',
     summary: 'Read the rubro tree',
     description:
       'The whole tree, nested, read in one query. Each node carries `nivel` (roots are 1) and `tieneAvisos`; siblings are ordered by nombre. Inactive rubros (and what hangs from them) only with `incluirInactivos=true`.',
@@ -31,7 +32,7 @@ export class RubrosController {
 
   @Get(':id')
   @Versioned(RUBRO)
-  @ApiOperation({ summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
+  @ApiOperation({ operationId: 'getRubro', summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
   @ApiOkResponse({ type: RubroDto })
   @ApiErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<RubroDto> {
@@ -41,6 +42,7 @@ export class RubrosController {
   @Post()
   @Versioned(RUBRO)
   @ApiOperation({
+    operationId: 'createRubro',
     summary: 'Create a rubro',
     description:
       'Under `parentId`, or as a root when it is null or absent. The parent must exist (404), be active (409 `rubro_inactivo`) and have no avisos (409 `rubro_con_avisos`: a rubro with avisos is a leaf); the new rubro may not sit below level RUBROS_MAX_DEPTH (409 `profundidad_maxima`); its name must be free among the active siblings, case-insensitively (409 `duplicado`). Audited as `rubro.create`.',
@@ -62,6 +64,7 @@ export class RubrosController {
   @Put(':id')
   @Versioned(RUBRO, 'change')
   @ApiOperation({
+    operationId: 'updateRubro',
     summary: 'Rename a rubro',
     description:
       'Replaces `nombre`; it must be free among the active siblings, case-insensitively (409 `duplicado`). Use `/move` to change the parent. Audited as `rubro.update`.',
@@ -76,6 +79,7 @@ export class RubrosController {
   @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'moveRubro',
     summary: 'Move a rubro',
     description:
       "Moves the rubro with its whole subtree under `parentId` (null: it becomes a root). 409 `movimiento_invalido` under itself or a descendant; `rubro_inactivo` under an inactive parent; `rubro_con_avisos` under a rubro with avisos; `profundidad_maxima` when any node of the moved subtree would sit below level RUBROS_MAX_DEPTH (the subtree's height counts); `duplicado` when an active sibling there has the same name. Moving to the current parent changes nothing. Audited as `rubro.move` with `{before: {parentId}, after: {parentId}}`.",
@@ -96,6 +100,7 @@ export class RubrosController {
   @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivateRubro',
     summary: 'Deactivate a rubro',
     description:
       'Checks, in this order: no active child rubro (409 `rubro_con_hijos_activos`), then no active product in it (409 `rubro_con_productos_activos`). Idempotent: deactivating an inactive rubro answers 200 and writes no audit event. Audited as `rubro.deactivate`.',
@@ -110,6 +115,7 @@ export class RubrosController {
   @Versioned(RUBRO, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivateRubro',
     summary: 'Reactivate a rubro',
     description:
       'The parent must be active (409 `rubro_inactivo`) and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.',

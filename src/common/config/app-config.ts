@@ -117,6 +117,13 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @IsInt({ message: 'LOGIN_MAX_FAILURES_PER_USER_GLOBAL must be an integer from 1 to 100000' })
+  @Min(1, { message: 'LOGIN_MAX_FAILURES_PER_USER_GLOBAL must be an integer from 1 to 100000' })
+  @Max(100000, { message: 'LOGIN_MAX_FAILURES_PER_USER_GLOBAL must be an integer from 1 to 100000' })
+  LOGIN_MAX_FAILURES_PER_USER_GLOBAL?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @IsInt({ message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
   @Min(1, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
   @Max(86400, { message: 'LOGIN_WINDOW_SECONDS must be an integer number of seconds from 1 to 86400' })
@@ -128,6 +135,13 @@ export class EnvironmentVariables {
   @Min(4, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
   @Max(15, { message: 'BCRYPT_ROUNDS must be an integer from 4 to 15' })
   BCRYPT_ROUNDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'PASSWORD_QUEUE_MAX must be an integer from 1 to 10000' })
+  @Min(1, { message: 'PASSWORD_QUEUE_MAX must be an integer from 1 to 10000' })
+  @Max(10000, { message: 'PASSWORD_QUEUE_MAX must be an integer from 1 to 10000' })
+  PASSWORD_QUEUE_MAX?: number;
 
   @IsOptional()
   @IsString()
@@ -238,8 +252,17 @@ export interface AppConfig {
   rubrosMaxDepth: number;
   jobsEnabled: boolean;
   migrationsRun: boolean;
-  login: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
+  login: {
+    /** failures per (existing username, client IP) */
+    maxFailuresPerUser: number;
+    /** failures per existing username, from any IP */
+    maxFailuresPerUserGlobal: number;
+    maxFailuresPerIp: number;
+    windowSeconds: number;
+  };
   bcryptRounds: number;
+  /** password operations (bcrypt hash or compare, strength check) that may wait for their turn; beyond, 503 */
+  passwordQueueMax: number;
   corsOrigins: string[];
   trustProxy: boolean | string;
   logLevel: string;
@@ -337,10 +360,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     migrationsRun: vars.MIGRATIONS_RUN ?? true,
     login: {
       maxFailuresPerUser: vars.LOGIN_MAX_FAILURES_PER_USER ?? 10,
+      maxFailuresPerUserGlobal: vars.LOGIN_MAX_FAILURES_PER_USER_GLOBAL ?? 100,
       maxFailuresPerIp: vars.LOGIN_MAX_FAILURES_PER_IP ?? 50,
       windowSeconds: vars.LOGIN_WINDOW_SECONDS ?? 900,
     },
     bcryptRounds: vars.BCRYPT_ROUNDS ?? 12,
+    passwordQueueMax: vars.PASSWORD_QUEUE_MAX ?? 64,
     corsOrigins: list(vars.CORS_ORIGINS),
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     logLevel: vars.LOG_LEVEL ?? (isTest ? 'silent' : 'info'),

@@ -7,6 +7,9 @@ export interface RequestStore extends ClsStore {
   correlationId?: string;
   ip?: string | null;
   userAgent?: string | null;
+  /** the route template the request matched (`/api/v1/users/:id`), else its path */
+  endpoint?: string | null;
+  method?: string | null;
   /** the `sub` claim of a verified access token, as a positive integer */
   actorUserId?: number;
   actorUsername?: string;
@@ -37,6 +40,12 @@ export class RequestContext {
   }
   get userAgent(): string | null {
     return this.active ? (this.cls.get('userAgent') ?? null) : null;
+  }
+  get endpoint(): string | null {
+    return this.active ? (this.cls.get('endpoint') ?? null) : null;
+  }
+  get method(): string | null {
+    return this.active ? (this.cls.get('method') ?? null) : null;
   }
   get actorUserId(): number | undefined {
     return this.active ? this.cls.get('actorUserId') : undefined;

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   credenciales_invalidas: HttpStatus.UNAUTHORIZED,
   refresh_invalido: HttpStatus.UNAUTHORIZED,
   permiso_denegado: HttpStatus.FORBIDDEN,
+  privilegio_insuficiente: HttpStatus.FORBIDDEN,
   no_encontrado: HttpStatus.NOT_FOUND,
   sin_precio_vigente: HttpStatus.NOT_FOUND,
   metodo_no_permitido: HttpStatus.METHOD_NOT_ALLOWED,

@@ -1,10 +1,16 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, type FieldError } from './domain-error.js';
+import { DEFAULT_FIELD_ERROR_CODE, DomainError, type FieldError } from './domain-error.js';
 import { codeForStatus } from './error-codes.js';
 
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
 export const FISCAL_ROUTE_PREFIX = '/api/v1/admin/fiscal';
+
+/**
+ * At most this many field errors in an answer: enough to fix a form, and a body with thousands of
+ * bad fields cannot make the service write a multi-megabyte answer.
+ */
+export const MAX_FIELD_ERRORS = 20;
 
 /** Health probes keep the @nestjs/terminus body on 503. */
 export const HEALTH_ROUTE_PREFIX = '/health/';
@@ -43,7 +49,13 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
     const body = err.getResponse();
     if (body && typeof body === 'object')
-      return { status: 503, fault: false, headers: {}, contentType: 'application/json; charset=utf-8', body: body as Record<string, unknown> };
+      return {
+        status: 503,
+        fault: false,
+        headers: { ...UNAVAILABLE.headers },
+        contentType: 'application/json; charset=utf-8',
+        body: body as Record<string, unknown>,
+      };
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
@@ -53,7 +65,15 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
       fault,
       headers,
       contentType: 'application/json; charset=utf-8',
-      body: { error: code, message: errors?.length ? `${detail}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : detail },
+      body: {
+        error: code,
+        message: errors?.length
+          ? `${detail}: ${errors
+              .slice(0, MAX_FIELD_ERRORS)
+              .map((e) => `${e.field}: ${e.message}`)
+              .join('; ')}`
+          : detail,
+      },
     };
   }
   const body: Record<string, unknown> = {
@@ -65,7 +85,8 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     code,
     correlationId: req.id ?? null,
   };
-  if (errors?.length) body.errors = errors;
+  if (errors?.length)
+    body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: e.field, code: e.code ?? DEFAULT_FIELD_ERROR_CODE, message: e.message }));
   return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
 }
 

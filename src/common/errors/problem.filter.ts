@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
+import { TracedRefusal } from './domain-error.js';
 import { type RenderOptions, renderError } from './error-renderer.js';
 
 /** Global filter: every exception becomes the contract's error body (see renderError). */
@@ -14,10 +15,15 @@ export class ProblemFilter implements ExceptionFilter {
     this.options = dialect ? { isUnavailable: (err) => dialect.isConnectionFailure(err) } : {};
   }
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    // the request's transaction (if any) has ended by now: the trace neither rolls back with it nor
+    // waits for a second connection while it holds one
+    if (exception instanceof TracedRefusal) {
+      await exception.trace().catch((err: unknown) => this.logger.error({ err, correlationId: request.id }, 'could not record the refusal'));
+    }
     sendError(exception, request, reply, this.logger, this.options);
   }
 }

@@ -1,9 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
+import { DEFAULT_FIELD_ERROR_CODE } from '../errors/domain-error.js';
+import { ERROR_CODES } from '../errors/error-codes.js';
+
+/** The closed list of `code` values, one named schema shared by both error bodies. */
+const ERROR_CODE_SCHEMA = { enum: Object.keys(ERROR_CODES), enumName: 'ErrorCode' } as const;
 
 export class FieldErrorDto {
-  @ApiProperty({ example: 'codigo' }) field: string;
+  @ApiProperty({ example: 'codigo', description: 'The offending field, as a path (`permisos[2]`, `a.b`).' }) field: string;
+  @ApiProperty({
+    example: 'matches',
+    description: `The rule that failed: the validator's constraint name (\`isInt\`, \`matches\`, \`whitelistValidation\` for an unknown property…) or \`${DEFAULT_FIELD_ERROR_CODE}\`.`,
+  })
+  code: string;
   @ApiProperty({ example: 'codigo must match /^[A-Z0-9_]{1,20}$/' }) message: string;
 }
 
@@ -14,14 +24,15 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 409 }) status: number;
   @ApiProperty({ example: 'El medio 7 está inactivo' }) detail: string;
   @ApiProperty({ example: '/api/v1/admin/secciones/7' }) instance: string;
-  @ApiProperty({ example: 'medio_inactivo', description: 'Stable machine code (API.md "Errors").' }) code: string;
-  @ApiProperty({ example: '0f8fad5b-d9cb-469f-a165-70867728950e', nullable: true }) correlationId: string | null;
+  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'medio_inactivo', description: 'Stable machine code; the list is closed.' }) code: string;
+  @ApiProperty({ format: 'uuid', example: '0f8fad5b-d9cb-469f-a165-70867728950e', description: 'The `X-Correlation-Id` of the request.' })
+  correlationId: string;
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Only on validation failures.' }) errors?: FieldErrorDto[];
 }
 
 /** The error body of the fiscal routes (/api/v1/admin/fiscal/*). */
 export class FiscalErrorDto {
-  @ApiProperty({ example: 'validacion' }) error: string;
+  @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'validacion' }) error: string;
   @ApiProperty({ example: 'porcentaje debe ser un número JSON entre 0 y 100 con hasta 2 decimales' }) message: string;
 }
 
@@ -42,6 +53,7 @@ const EXAMPLE_CODES: Record<number, string> = {
   403: 'permiso_denegado',
   404: 'no_encontrado',
   409: 'duplicado',
+  412: 'version_obsoleta',
   429: 'demasiados_intentos',
   500: 'error_interno',
   503: 'servicio_no_disponible',
@@ -49,7 +61,8 @@ const EXAMPLE_CODES: Record<number, string> = {
 
 /** A problem document example that fits the status (the schema's own example is a 409). */
 function problemExample(status: number, description: string): Record<string, unknown> {
-  const code = /`([a-z_]+)`/.exec(description)?.[1] ?? EXAMPLE_CODES[status] ?? 'error_interno';
+  const named = [...description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).find((c) => c !== undefined && c in ERROR_CODES);
+  const code = named ?? EXAMPLE_CODES[status] ?? 'error_interno';
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
@@ -61,7 +74,7 @@ function problemExample(status: number, description: string): Record<string, unk
     instance: '/api/v1/…',
     code,
     correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
-    ...(status === 400 ? { errors: [{ field: 'codigo', message: 'codigo must match /^[A-Z0-9_]{1,20}$/' }] } : {}),
+    ...(status === 400 ? { errors: [{ field: 'codigo', code: 'matches', message: 'codigo must match /^[A-Z0-9_]{1,20}$/' }] } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyDocumentRules } from './document-rules.js';
 import { VERSIONED_EXTENSION } from '../versioning/versioned.decorator.js';
 
 export const BEARER_AUTH = 'bearer';
@@ -23,10 +24,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       ].join('\n'),
     )
     .setVersion('1.0.0')
+    .addServer('/', 'The root this service is served from: every path already carries its prefix (`/api/v1`, `/health`).')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  return sortDocument(documentVersioning(namePermissions(document)));
+  return sortDocument(applyDocumentRules(documentVersioning(namePermissions(document))));
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */

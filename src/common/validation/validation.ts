@@ -4,11 +4,11 @@ import { DomainError, type FieldError, ValidationFailedError } from '../errors/d
 
 const IMMUTABLE = 'campo_inmutable';
 
-/** Flattens nested class-validator errors into `{field: "a.b[0].c", message}`. */
+/** Flattens nested class-validator errors into `{field: "a.b[0].c", code: <constraint>, message}`. */
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const own = Object.values(e.constraints ?? {}).map((message) => ({ field, message }));
+    const own = Object.entries(e.constraints ?? {}).map(([code, message]) => ({ field, code, message }));
     return [...own, ...toFieldErrors(e.children ?? [], field)];
   });
 }
@@ -59,15 +59,20 @@ export function unacceptableInput(value: unknown, maxDepth: number): FieldError 
     const [v, path, depth] = stack.pop()!;
     if (typeof v === 'string') {
       if (v.includes(NUL) || LONE_SURROGATE.test(v)) {
-        return { field: path || 'body', message: `${path || 'el valor'} contiene caracteres no admitidos (NUL o UTF-16 inválido)` };
+        return {
+          field: path || 'body',
+          code: 'unacceptableCharacters',
+          message: `${path || 'el valor'} contiene caracteres no admitidos (NUL o UTF-16 inválido)`,
+        };
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return { field: path || 'body', message: `la entrada anida más de ${maxDepth} niveles` };
+    if (depth >= maxDepth) return { field: path || 'body', code: 'tooDeep', message: `la entrada anida más de ${maxDepth} niveles` };
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
       const childPath = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      if (key.includes(NUL) || LONE_SURROGATE.test(key)) return { field: 'body', message: 'un nombre de propiedad contiene caracteres no admitidos' };
+      if (key.includes(NUL) || LONE_SURROGATE.test(key))
+        return { field: 'body', code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
       stack.push([child, childPath, depth + 1]);
     }
   }
@@ -91,7 +96,7 @@ export function createValidationPipe(): ValidationPipe {
       const immutable = hasImmutableViolation(errors);
       if (immutable)
         return new DomainError(IMMUTABLE, `El campo ${immutable} no se puede modificar`, [
-          { field: immutable, message: `${immutable} es inmutable` },
+          { field: immutable, code: IMMUTABLE_CONSTRAINT, message: `${immutable} es inmutable` },
         ]);
       return new ValidationFailedError(toFieldErrors(errors));
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { type DataSource, MssqlParameter } from 'typeorm';
 import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
 import { PreparedStatement } from '../prepared-statement.js';
+import { authorizationStatement } from '../../auth/effective-permissions.service.js';
 import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 
 /**
@@ -321,6 +322,36 @@ SELECT @result AS result;`);
         { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['UNO', 'Uno'] },
         { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['DOS', 'Dos'] },
       ]);
+    });
+  });
+
+  describe('jsonArrayContains', () => {
+    it('reads the array under the key with OPENJSON and compares each value with the parameter', () => {
+      expect(dialect.jsonArrayContains('u.permission_overrides', 'granted', ':p1')).toBe(
+        "EXISTS (SELECT 1 FROM OPENJSON(u.permission_overrides, '$.granted') j WHERE j.[value] = :p1)",
+      );
+      expect(() => dialect.jsonArrayContains('u.permission_overrides', 'granted', 'p1')).toThrow('not a :named parameter');
+    });
+  });
+
+  describe("the guard's statement", () => {
+    it("becomes @n placeholders through TypeORM's SQL Server driver, a repeated name bound once", async () => {
+      const calls: Call[] = [];
+      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, { parametersPrefix: '@' });
+      const manager = { connection: { driver }, query: async (sql: string, parameters: unknown[]) => (calls.push({ sql, parameters }), []) };
+      const now = new Date('2026-01-02T03:04:05.000Z');
+      const sid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+      await new PreparedStatement(authorizationStatement(dialect, 1)).run(manager as never, {
+        active: true,
+        userId: 7,
+        sessionId: sid,
+        now,
+        p0: 'a:b:c',
+      });
+      const [call] = calls;
+      expect(call?.sql).toContain("OPENJSON(u.permission_overrides, '$.denied') j WHERE j.[value] = @2)");
+      expect(call?.sql).not.toMatch(/:[a-z]/i);
+      expect(call?.parameters).toEqual([sid, now, 'a:b:c', true, 7]);
     });
   });
 });

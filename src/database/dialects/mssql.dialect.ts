@@ -205,6 +205,12 @@ export class MssqlDialect implements SqlDialect {
     return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')})${output} VALUES (${names.map((c) => `:${c}`).join(', ')})`;
   }
 
+  jsonArrayContains(document: string, key: string, value: string): string {
+    const column = document.split('.').map(assertIdentifier).join('.');
+    if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new Error(`not a :named parameter: ${value}`);
+    return `EXISTS (SELECT 1 FROM OPENJSON(${column}, '$.${assertIdentifier(key)}') j WHERE j.[value] = ${value})`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {
@@ -213,6 +219,7 @@ export class MssqlDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(new MssqlParameter(q.actorUserId, 'int'))}`);
+    if (q.action !== undefined) where.push(`e.action = ${param(new MssqlParameter(q.action, 'nvarchar', 64))}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(new MssqlParameter(q.targetType, 'nvarchar', 64))}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(new MssqlParameter(q.targetId, 'nvarchar', 128))}`);
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(q.from))}`);

@@ -56,3 +56,17 @@ describe('PostgresDialect insertStatement', () => {
     expect(dialect.insertStatement('audit_events', ['action'])).toBe('INSERT INTO audit_events (action) VALUES (:action)');
   });
 });
+
+describe('PostgresDialect jsonArrayContains', () => {
+  it('casts the text document to jsonb and tests containment of the parameter in the array under the key', () => {
+    expect(dialect.jsonArrayContains('u.permission_overrides', 'denied', ':p0')).toBe(
+      "((CAST(u.permission_overrides AS jsonb) -> 'denied') @> jsonb_build_array(CAST(:p0 AS text)))",
+    );
+  });
+
+  it('takes only plain identifiers and a :named parameter', () => {
+    expect(() => dialect.jsonArrayContains('u.x; DROP TABLE users', 'denied', ':p0')).toThrow('not a plain SQL identifier');
+    expect(() => dialect.jsonArrayContains('u.permission_overrides', "denied'", ':p0')).toThrow('not a plain SQL identifier');
+    expect(() => dialect.jsonArrayContains('u.permission_overrides', 'denied', "'x'")).toThrow('not a :named parameter');
+  });
+});

@@ -126,6 +126,13 @@ export class PostgresDialect implements SqlDialect {
     return `INSERT INTO ${assertIdentifier(table)} (${names.join(', ')}) VALUES (${names.map((c) => `:${c}`).join(', ')})${output}`;
   }
 
+  jsonArrayContains(document: string, key: string, value: string): string {
+    const column = document.split('.').map(assertIdentifier).join('.');
+    if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new Error(`not a :named parameter: ${value}`);
+    // the document is stored as text (the same on both engines): cast, then jsonb containment
+    return `((CAST(${column} AS jsonb) -> '${assertIdentifier(key)}') @> jsonb_build_array(CAST(${value} AS text)))`;
+  }
+
   auditEventsPage(q: AuditPageQuery): SqlStatement {
     const parameters: unknown[] = [];
     const param = (value: unknown) => {
@@ -134,6 +141,7 @@ export class PostgresDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(q.actorUserId)}`);
+    if (q.action !== undefined) where.push(`e.action = ${param(q.action)}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(q.targetType)}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(q.targetId)}`);
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(q.from))}::timestamptz`);

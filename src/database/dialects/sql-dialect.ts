@@ -35,6 +35,8 @@ export interface SqlStatement {
  */
 export interface AuditPageQuery {
   actorUserId?: number;
+  /** exact action name */
+  action?: string;
   targetType?: string;
   targetId?: string;
   /** inclusive bounds */
@@ -173,6 +175,13 @@ export interface SqlDialect {
    * a PreparedStatement. Table and column names come from code, never from a request.
    */
   insertStatement(table: string, columns: readonly string[], returning?: readonly string[]): string;
+
+  /**
+   * A condition: the JSON document in column `document` (text holding an object) has, under `key`,
+   * an array that holds the string `value` — a `:name` parameter. For the permission overrides
+   * `{granted: [...], denied: [...]}` inside the guard's statement. Column and key come from code.
+   */
+  jsonArrayContains(document: string, key: string, value: string): string;
 
   /** The keyset page of audit events, newest first by (occurred_at, id), with the actor's username. */
   auditEventsPage(query: AuditPageQuery): SqlStatement;

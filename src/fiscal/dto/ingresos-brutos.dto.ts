@@ -18,6 +18,7 @@ const ALICUOTA_DOC = {
 export class IngresosBrutosBodyDto {
   @ApiProperty({
     enum: PROVINCIA_CODIGOS,
+    enumName: 'Provincia',
     example: 'SALTA',
     description: 'One of `GET /api/v1/admin/fiscal/provincias`; one active entry per provincia.',
   })
@@ -38,7 +39,7 @@ export class IngresosBrutosBodyDto {
 
 export class IngresosBrutosDto {
   @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ enum: PROVINCIA_CODIGOS, example: 'SALTA' }) provincia: Provincia;
+  @ApiProperty({ enum: PROVINCIA_CODIGOS, enumName: 'Provincia', example: 'SALTA' }) provincia: Provincia;
   @ApiProperty({ example: 'Ingresos brutos Salta, actividad general' }) descripcion: string;
   @ApiProperty({ example: 3.5 }) alicuota: number;
   @ApiProperty() activo: boolean;

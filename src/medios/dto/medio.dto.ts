@@ -33,6 +33,12 @@ export class UpdateMedioDto {
 }
 
 export class MediosQueryDto {
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100, example: 'diario' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+
   @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) medios; both when absent.' })
   @IsOptional()
   @ToBoolean()

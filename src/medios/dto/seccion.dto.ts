@@ -30,7 +30,7 @@ export class CreateSeccionDto {
   @MaxLength(100)
   nombre: string;
 
-  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' })
+  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
   @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
   tipo: TipoSeccion;
 }
@@ -43,7 +43,7 @@ export class UpdateSeccionDto {
   @MaxLength(100)
   nombre: string;
 
-  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' })
+  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
   @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
   tipo: TipoSeccion;
 
@@ -77,7 +77,7 @@ export class SeccionDto {
   @ApiProperty({ example: 1 }) medioId: number;
   @ApiProperty({ example: 'CLASIF' }) codigo: string;
   @ApiProperty({ example: 'Clasificados' }) nombre: string;
-  @ApiProperty({ enum: TIPOS_SECCION, example: 'clasificados' }) tipo: TipoSeccion;
+  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' }) tipo: TipoSeccion;
   @ApiProperty() activo: boolean;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt: string;

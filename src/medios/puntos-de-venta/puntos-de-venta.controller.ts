@@ -30,6 +30,7 @@ export class PuntosDeVentaController {
   @Post('puntos-de-venta')
   @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({
+    operationId: 'createPuntoDeVenta',
     summary: 'Create a point of sale',
     description:
       'Under an existing (404) and active (409 `medio_inactivo`) medio. `numeroAFIP` (1..99999) is unique within the medio (409 `duplicado`). Audited as `punto_de_venta.create`.',
@@ -49,7 +50,11 @@ export class PuntosDeVentaController {
   }
 
   @Get('puntos-de-venta')
-  @ApiOperation({ summary: 'List points of sale (paged)', description: 'Ordered by medioId and numeroAFIP; `medioId` and `activo` filter.' })
+  @ApiOperation({
+    operationId: 'listPuntosDeVenta',
+    summary: 'List points of sale (paged)',
+    description: 'Ordered by medioId and numeroAFIP; `medioId` and `activo` filter.',
+  })
   @ApiOkResponse({ type: PageOf(PuntoDeVentaDto) })
   @ApiErrors(400, 401, 403)
   list(@Query() query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
@@ -59,6 +64,7 @@ export class PuntosDeVentaController {
   // declared before ':id' so the static segment is never read as an id
   @Get('puntos-de-venta/lookup')
   @ApiOperation({
+    operationId: 'lookupPuntoDeVenta',
     summary: 'Find a point of sale by medio and AFIP number',
     description: 'The point of sale (active or not) with that `numeroAFIP` in that medio, or 404.',
   })
@@ -70,7 +76,7 @@ export class PuntosDeVentaController {
 
   @Get('puntos-de-venta/:id')
   @Versioned(PUNTO_DE_VENTA)
-  @ApiOperation({ summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
+  @ApiOperation({ operationId: 'getPuntoDeVenta', summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors(400, 401, 403, 404)
   get(@PathId() id: number): Promise<PuntoDeVentaDto> {
@@ -80,6 +86,7 @@ export class PuntosDeVentaController {
   @Put('puntos-de-venta/:id')
   @Versioned(PUNTO_DE_VENTA, 'change')
   @ApiOperation({
+    operationId: 'updatePuntoDeVenta',
     summary: 'Update a point of sale',
     description:
       'Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive, 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.',
@@ -97,6 +104,7 @@ export class PuntosDeVentaController {
   @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'deactivatePuntoDeVenta',
     summary: 'Deactivate a point of sale',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.deactivate`.',
   })
@@ -110,6 +118,7 @@ export class PuntosDeVentaController {
   @Versioned(PUNTO_DE_VENTA, 'change')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'reactivatePuntoDeVenta',
     summary: 'Reactivate a point of sale',
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.reactivate`.',
   })
@@ -121,6 +130,7 @@ export class PuntosDeVentaController {
 
   @Get('medios/:medioId/puntos-de-venta')
   @ApiOperation({
+    operationId: 'listMedioPuntosDeVenta',
     summary: 'Points of sale of a medio',
     description: 'Every point of sale of the medio (active or not), ordered by numeroAFIP; 404 when the medio does not exist.',
   })

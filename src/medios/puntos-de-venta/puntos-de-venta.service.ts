@@ -6,6 +6,7 @@ import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
+import { applySort, type SortKey } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { MediosService } from '../medios.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
@@ -13,6 +14,7 @@ import {
   type CreatePuntoDeVentaDto,
   PuntoDeVentaDto,
   type PuntoDeVentaLookupDto,
+  PUNTO_DE_VENTA_SORT_FIELDS,
   type PuntosDeVentaQueryDto,
   type UpdatePuntoDeVentaDto,
 } from './dto/punto-de-venta.dto.js';
@@ -59,15 +61,14 @@ export class PuntosDeVentaService {
 
   async list(query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const where: FindOptionsWhere<PuntoDeVentaEntity> = {};
-    if (query.medioId !== undefined) where.medioId = query.medioId;
-    if (query.activo !== undefined) where.activo = query.activo;
-    const [rows, total] = await this.txHost.tx.findAndCount(PuntoDeVentaEntity, {
-      where,
-      order: { medioId: 'ASC', numeroAFIP: 'ASC', id: 'ASC' },
-      skip,
-      take,
-    });
+    const qb = this.txHost.tx.createQueryBuilder(PuntoDeVentaEntity, 'pv');
+    if (query.medioId !== undefined) qb.andWhere('pv.medioId = :medioId', { medioId: query.medioId });
+    if (query.activo !== undefined) qb.andWhere('pv.activo = :activo', { activo: query.activo });
+    const defaultOrder: SortKey[] = [
+      { field: 'medioId', direction: 'ASC' },
+      { field: 'numeroAFIP', direction: 'ASC' },
+    ];
+    const [rows, total] = await applySort(qb, 'pv', query.sort, PUNTO_DE_VENTA_SORT_FIELDS, defaultOrder).skip(skip).take(take).getManyAndCount();
     return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
   }
 

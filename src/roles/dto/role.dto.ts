@@ -53,6 +53,12 @@ export class UpdateRoleDto {
 }
 
 export class RolesQueryDto {
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100, example: 'super' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+
   @ApiPropertyOptional({ description: 'Include inactive roles (default false: active roles only).' })
   @IsOptional()
   @ToBoolean()

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page.js';
+import { SortQuery } from '../../common/pagination/sort.js';
 import { ToBoolean, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
@@ -72,7 +73,13 @@ export class UpdateUserDto extends UserProfileDto {
   username?: unknown;
 }
 
+/** Fields GET /api/v1/users sorts by. */
+export const USER_SORT_FIELDS = ['username', 'nombre', 'apellido', 'email', 'createdAt', 'ultimoLogin'] as const;
+
 export class UsersQueryDto extends PageQueryDto {
+  @SortQuery(USER_SORT_FIELDS, '`username`')
+  sort?: string;
+
   @ApiPropertyOptional({ description: 'Case-insensitive substring of username, nombre, apellido or email.', maxLength: 100 })
   @IsOptional()
   @IsString()

@@ -61,8 +61,11 @@ export class TokenForge {
     this.keys = t.app.get(JwtKeys);
   }
 
-  /** Claims exactly like the service issues them, for a user. */
-  claims(user: { id: number; username: string; rol: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  /**
+   * Claims exactly like the service issues them, for a user; `sid` is the session of `token` (an
+   * access token the service issued to that user), else a session that does not exist.
+   */
+  claims(user: { id: number; username: string; rol: string; token?: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
     const now = Math.floor(Date.now() / 1000);
     return {
       name: user.username,
@@ -73,12 +76,14 @@ export class TokenForge {
       iss: this.t.config.jwt.issuer,
       sub: String(user.id),
       jti: randomUUID(),
+      sid: user.token ? decodeJwt(user.token).payload.sid : randomUUID(),
       ...overrides,
     };
   }
 
-  rs256(payload: Record<string, unknown>, options: { kid?: string; privateKeyPem?: string } = {}): string {
-    const data = `${b64({ alg: 'RS256', typ: 'JWT', kid: options.kid ?? this.keys.kid })}.${b64(payload)}`;
+  /** `header`: extra JOSE header parameters (e.g. `crit`), signed like the rest. */
+  rs256(payload: Record<string, unknown>, options: { kid?: string; privateKeyPem?: string; header?: Record<string, unknown> } = {}): string {
+    const data = `${b64({ alg: 'RS256', typ: 'JWT', kid: options.kid ?? this.keys.kid, ...options.header })}.${b64(payload)}`;
     return `${data}.${sign('sha256', Buffer.from(data), options.privateKeyPem ?? this.keys.privateKeyPem).toString('base64url')}`;
   }
 

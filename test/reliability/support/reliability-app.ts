@@ -113,8 +113,10 @@ export function errorShapeProblems(path: string, res: HttpResult): string[] {
   if (body.errors !== undefined) {
     const ok =
       Array.isArray(body.errors) &&
-      body.errors.every((e) => e && typeof e === 'object' && typeof e.field === 'string' && typeof e.message === 'string');
-    if (!ok) problems.push('errors is not [{field, message}]');
+      body.errors.every(
+        (e) => e && typeof e === 'object' && typeof e.field === 'string' && typeof e.code === 'string' && typeof e.message === 'string',
+      );
+    if (!ok) problems.push('errors is not [{field, code, message}]');
   }
   return problems;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
+import { SortQuery } from '../../../common/pagination/sort.js';
 import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { CODIGO_PATTERN } from '../../catalog.rules.js';
@@ -51,7 +52,13 @@ export class UpdateProductTypeDto {
   codigo?: unknown;
 }
 
+/** Fields GET /api/v1/product-types sorts by. */
+export const PRODUCT_TYPE_SORT_FIELDS = ['codigo', 'nombre', 'createdAt'] as const;
+
 export class ProductTypesQueryDto extends PageQueryDto {
+  @SortQuery(PRODUCT_TYPE_SORT_FIELDS, '`codigo`')
+  sort?: string;
+
   @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) product types; both when absent.' })
   @IsOptional()
   @ToBoolean()

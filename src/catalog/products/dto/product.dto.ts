@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
+import { SortQuery } from '../../../common/pagination/sort.js';
 import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { CODIGO_PATTERN, MAX_ID } from '../../catalog.rules.js';
@@ -61,7 +62,13 @@ export class UpdateProductDto {
   codigo?: unknown;
 }
 
+/** Fields GET /api/v1/products sorts by. */
+export const PRODUCT_SORT_FIELDS = ['codigo', 'nombre', 'createdAt'] as const;
+
 export class ProductsQueryDto extends PageQueryDto {
+  @SortQuery(PRODUCT_SORT_FIELDS, '`codigo`')
+  sort?: string;
+
   @ApiPropertyOptional({ example: 4, description: 'Only products of this rubro.' })
   @IsOptional()
   @ToInt()

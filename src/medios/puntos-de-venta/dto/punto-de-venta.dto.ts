@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
+import { SortQuery } from '../../../common/pagination/sort.js';
 import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { MAX_ID } from '../../medios.rules.js';
@@ -62,7 +63,13 @@ export class UpdatePuntoDeVentaDto {
   medioId?: unknown;
 }
 
+/** Fields GET /api/v1/admin/puntos-de-venta sorts by. */
+export const PUNTO_DE_VENTA_SORT_FIELDS = ['numeroAFIP', 'nombre', 'createdAt'] as const;
+
 export class PuntosDeVentaQueryDto extends PageQueryDto {
+  @SortQuery(PUNTO_DE_VENTA_SORT_FIELDS, '`medioId`, then `numeroAFIP`')
+  sort?: string;
+
   @ApiPropertyOptional({ description: 'Only the points of sale of this medio.' })
   @IsOptional()
   @ToInt()

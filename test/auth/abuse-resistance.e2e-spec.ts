@@ -1,0 +1,298 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import bcrypt from 'bcrypt';
+import { bcryptConcurrency, PasswordHasher } from '../../src/auth/password-hasher.js';
+import { PasswordStrength } from '../../src/users/password-strength.js';
+import { type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+
+const CHANGE = '/api/v1/users/me/password';
+const LOGIN = '/api/v1/auth/login';
+
+/** A JSON object text of `n` distinct keys: what one anonymous request used to block the event loop with. */
+const manyKeys = (n: number, extra: Record<string, unknown> = {}) => {
+  const body: Record<string, unknown> = { ...extra };
+  for (let i = 0; i < n; i++) body[`k${i}`] = 1;
+  return JSON.stringify(body);
+};
+
+/** Runs `victim` over and over while `attack` is in flight; answers both sides' results. */
+async function whileRunning<A, V>(attack: Promise<A>, victim: () => Promise<V>): Promise<{ attack: A; victim: V[] }> {
+  let done = false;
+  const finished = attack.finally(() => {
+    done = true;
+  });
+  const seen: V[] = [];
+  do {
+    seen.push(await victim());
+    // an in-process answer can come back on microtasks alone: let the attack's I/O run too
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (!done);
+  return { attack: await finished, victim: seen };
+}
+
+describe('abuse resistance: no caller can starve the service', () => {
+  describe('password work never holds a connection, a transaction or a lock', () => {
+    let t: TestApp;
+    let admin: string;
+    beforeAll(async () => {
+      t = await TestApp.create({ env: { PASSWORD_QUEUE_MAX: '3' } });
+      admin = await t.adminToken();
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    it('hashes, compares and estimates strength outside any transaction in user create, password reset, own password change and sign-in', async () => {
+      const txHost = t.app.get(TransactionHost);
+      const inTransaction: string[] = [];
+      const watch = (prototype: object, method: string) => {
+        const original = (prototype as Record<string, (...args: unknown[]) => unknown>)[method]!;
+        jest.spyOn(prototype as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(function (
+          this: unknown,
+          ...args: unknown[]
+        ) {
+          if (txHost.isTransactionActive()) inTransaction.push(method);
+          return original.apply(this, args);
+        });
+      };
+      watch(PasswordHasher.prototype, 'hash');
+      watch(PasswordHasher.prototype, 'verify');
+      watch(PasswordStrength.prototype, 'estimate');
+
+      const username = `nt_${Date.now()}`;
+      const created = await t.post(
+        '/api/v1/users',
+        { username, password: 'Clave-primera-segura-1', nombre: 'Nora', apellido: 'Toledo', email: `${username}@example.test`, rol: 'cajero' },
+        { token: admin },
+      );
+      expect(created.status).toBe(201);
+      const reset = await t.post(`/api/v1/users/${created.body.id}/password-reset`, undefined, { token: admin });
+      expect(reset.status).toBe(200);
+      const session = await t.login(username, reset.body.temporaryPassword);
+      expectProblem(
+        await t.put(CHANGE, { currentPassword: 'No-es-la-clave-9', newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken }),
+        400,
+        'password_actual_incorrecto',
+      );
+      expect(
+        (await t.put(CHANGE, { currentPassword: reset.body.temporaryPassword, newPassword: 'Otra-clave-segura-2' }, { token: session.accessToken }))
+          .status,
+      ).toBe(204);
+      expect((PasswordHasher.prototype.hash as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
+      expect((PasswordHasher.prototype.verify as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
+      expect(inTransaction).toEqual([]);
+    });
+
+    it('answers 503 servicio_no_disponible with Retry-After at once when the hashing queue is full, and the refused sign-in does not count as a failure', async () => {
+      const hasher = t.app.get(PasswordHasher);
+      const users: CreatedUser[] = [];
+      for (let i = 0; i < bcryptConcurrency() + t.config.passwordQueueMax; i++) users.push(await t.createUser('cajero'));
+      const extra = await t.createUser('cajero');
+      // bcrypt held until released: the running slots and the whole queue fill up
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const compare = bcrypt.compare.bind(bcrypt);
+      jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
+        await gate;
+        return compare(data, encrypted);
+      }) as never);
+
+      const waiting = users.map((u, i) => t.post(LOGIN, { username: u.username, password: u.password }, { remoteAddress: `10.7.0.${i + 1}` }));
+      while (hasher.queueDepth < bcryptConcurrency() + t.config.passwordQueueMax) await new Promise((resolve) => setImmediate(resolve));
+      const refused = await t.post(LOGIN, { username: extra.username, password: extra.password }, { remoteAddress: '10.7.1.1' });
+      release();
+      const answered = await Promise.all(waiting);
+
+      expectProblem(refused, 503, 'servicio_no_disponible');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(answered.map((r) => r.status)).toEqual(users.map(() => 200));
+      expect((await t.query('SELECT id FROM login_failures WHERE subject = $1', ['10.7.1.1'])).length).toBe(0);
+    });
+  });
+
+  describe('a storm of wrong password changes by a user without permissions', () => {
+    let t: TestApp;
+    let admin: string;
+    let attacker: CreatedUser;
+    const ATTACKER_IP = '10.9.0.1';
+    beforeAll(async () => {
+      // a production-like bcrypt cost: each compare takes long enough for a held connection to starve the pool
+      t = await TestApp.create({ env: { BCRYPT_ROUNDS: '12' } });
+      admin = await t.adminToken();
+      attacker = await t.createUser('cajero');
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it("leaves another user's guarded reads and /health/ready answering 200 throughout 40 concurrent wrong currentPassword requests, which get only 400 or 429", async () => {
+      const storm = Promise.all(
+        Array.from({ length: 40 }, () =>
+          t.put(
+            CHANGE,
+            { currentPassword: 'Not-the-password-1', newPassword: 'Otra-clave-segura-3' },
+            { token: attacker.token, remoteAddress: ATTACKER_IP },
+          ),
+        ),
+      );
+      const { attack, victim } = await whileRunning(storm, () =>
+        Promise.all([t.get('/api/v1/users', { token: admin, query: { pageSize: 5 } }), t.get('/health/ready')]),
+      );
+
+      const reads = victim.map(([read]) => read.status);
+      const ready = victim.map(([, probe]) => probe.status);
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads).toEqual(reads.map(() => 200));
+      expect(ready).toEqual(ready.map(() => 200));
+
+      const codes = attack.map((r: HttpResult) => `${r.status} ${r.body?.code}`);
+      expect(codes.filter((c) => c !== '400 password_actual_incorrecto' && c !== '429 demasiados_intentos')).toEqual([]);
+      // the caller's sign-in throttle (10 per username and IP) bounds what reaches bcrypt; the
+      // overshoot is bounded by the attempts in flight in the database, never the whole burst
+      const checked = codes.filter((c) => c.startsWith('400')).length;
+      expect(checked).toBeGreaterThanOrEqual(10);
+      expect(checked).toBeLessThan(10 + t.config.db.poolSize);
+
+      const events = (await t.securityEvents('password.change')).filter((e) => Number(e.actor_user_id) === attacker.id);
+      expect(events.filter((e) => e.failure_reason === 'invalid_password')).toHaveLength(checked);
+      expect(events.filter((e) => e.failure_reason === 'too_many_attempts')).toHaveLength(40 - checked);
+      // the same count throttles the attacker's sign-in from that address
+      expectProblem(
+        await t.post(LOGIN, { username: attacker.username, password: attacker.password }, { remoteAddress: ATTACKER_IP }),
+        429,
+        'demasiados_intentos',
+      );
+    });
+  });
+
+  describe('wrong current passwords count as failed sign-ins', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await TestApp.create();
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('answers the 11th change from one address with 429 even with the right current password, and records each wrong one as password.change failure invalid_password', async () => {
+      const user = await t.createUser('cajero');
+      const ip = '10.8.0.1';
+      for (let i = 0; i < 10; i++) {
+        expectProblem(
+          await t.put(
+            CHANGE,
+            { currentPassword: `Wrong-${i}-password`, newPassword: 'Otra-clave-segura-4' },
+            { token: user.token, remoteAddress: ip },
+          ),
+          400,
+          'password_actual_incorrecto',
+        );
+      }
+      const res = await t.put(
+        CHANGE,
+        { currentPassword: user.password, newPassword: 'Otra-clave-segura-4' },
+        { token: user.token, remoteAddress: ip },
+      );
+      expectProblem(res, 429, 'demasiados_intentos');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      const events = (await t.securityEvents('password.change')).filter((e) => Number(e.actor_user_id) === user.id);
+      expect(events.map((e) => `${e.result}/${e.failure_reason}`)).toEqual([
+        'failure/too_many_attempts',
+        ...Array(10).fill('failure/invalid_password'),
+      ]);
+      expect(events[0]).toMatchObject({ ip, attempted_username: user.username });
+    });
+
+    it('records password.change success on a change, and a right current password clears the count from that address', async () => {
+      const user = await t.createUser('cajero');
+      const ip = '10.8.0.2';
+      for (let i = 0; i < 9; i++)
+        await t.put(CHANGE, { currentPassword: 'Wrong-password-x', newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip });
+      expect(
+        (await t.put(CHANGE, { currentPassword: user.password, newPassword: 'Otra-clave-segura-5' }, { token: user.token, remoteAddress: ip }))
+          .status,
+      ).toBe(204);
+      const [event] = (await t.securityEvents('password.change')).filter((e) => Number(e.actor_user_id) === user.id);
+      expect(event).toMatchObject({ result: 'success', failure_reason: null });
+      // the count from that address starts over: nine more failures and a sign-in still pass
+      for (let i = 0; i < 9; i++) {
+        expectProblem(
+          await t.post(LOGIN, { username: user.username, password: 'Wrong-password-y' }, { remoteAddress: ip }),
+          401,
+          'credenciales_invalidas',
+        );
+      }
+      expect((await t.post(LOGIN, { username: user.username, password: 'Otra-clave-segura-5' }, { remoteAddress: ip })).status).toBe(200);
+    });
+  });
+
+  describe('request shapes are bounded before validation', () => {
+    let t: TestApp;
+    let admin: string;
+    beforeAll(async () => {
+      t = await TestApp.create();
+      admin = await t.adminToken();
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('refuses three concurrent 70,000-key bodies with a short 400 validacion while /health/live keeps answering 200', async () => {
+      const body = manyKeys(70_000);
+      const attack = Promise.all(Array.from({ length: 3 }, () => t.request('POST', '/api/v1/users', { raw: body, token: admin })));
+      const { attack: answers, victim } = await whileRunning(attack, () => t.get('/health/live'));
+      for (const res of answers) {
+        expectProblem(res, 400, 'validacion');
+        expect(res.body.errors).toHaveLength(1);
+        expect(res.text.length).toBeLessThan(2048);
+      }
+      expect(victim.map((r) => r.status)).toEqual(victim.map(() => 200));
+    });
+
+    it('refuses a sign-in body over 16 KiB with 413 before reading it as JSON, and counts no attempt', async () => {
+      const res = await t.request('POST', LOGIN, { raw: manyKeys(70_000, { username: 'admin', password: 'x' }), remoteAddress: '10.6.0.1' });
+      expectProblem(res, 413, 'payload_demasiado_grande');
+      const padded = JSON.stringify({ username: 'admin', password: 'Whatever-123', pad: 'x'.repeat(17 * 1024) });
+      expectProblem(await t.request('POST', LOGIN, { raw: padded, remoteAddress: '10.6.0.1' }), 413, 'payload_demasiado_grande');
+      expect(await t.query('SELECT id FROM login_failures WHERE subject = $1', ['10.6.0.1'])).toHaveLength(0);
+    });
+
+    it('refuses a body over 1 MiB elsewhere with 413', async () => {
+      const res = await t.request('POST', '/api/v1/admin/medios', {
+        raw: JSON.stringify({ codigo: 'X', nombre: 'x'.repeat(1024 * 1024) }),
+        token: admin,
+      });
+      expectProblem(res, 413, 'payload_demasiado_grande');
+    });
+
+    it('refuses more than 1,000 properties in all, nesting deeper than 32 and an array of more than 1,000 items with 400 validacion; the limits themselves pass to validation', async () => {
+      const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      const items = (n: number) => JSON.stringify({ permisos: Array.from({ length: n }, () => 'catalogo:rubros:gestionar') });
+      const shape = async (raw: string, url = '/api/v1/admin/medios') =>
+        t.request(url.startsWith('/api/v1/roles') ? 'PUT' : 'POST', url, { raw, token: admin });
+
+      const tooMany = await shape(
+        JSON.stringify({ codigo: 'A', nombre: 'b', nested: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) }),
+      );
+      expectProblem(tooMany, 400, 'validacion');
+      expect(tooMany.body.errors).toEqual([{ field: 'body', message: expect.stringContaining('1000 propiedades') }]);
+      expect((await shape(nested(33))).body.errors?.[0]?.message).toContain('32 niveles');
+      expect((await shape(items(1001), '/api/v1/roles/supervisor/permisos')).body.errors?.[0]?.message).toContain('1000 elementos');
+
+      // at the limits the body reaches validation (which then judges its fields)
+      expect((await shape(nested(32))).body.errors?.[0]?.message).not.toContain('niveles');
+      const thousand = await shape(items(1000), '/api/v1/roles/cajero/permisos');
+      expectProblem(thousand, 400, 'validacion');
+      expect(thousand.body.errors).toEqual([{ field: 'permisos', message: expect.stringContaining('200') }]);
+    });
+
+    it('answers at most 20 field errors, however many fields are wrong', async () => {
+      const res = await t.request('POST', '/api/v1/admin/medios', { raw: manyKeys(500), token: admin });
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toHaveLength(20);
+    });
+  });
+});

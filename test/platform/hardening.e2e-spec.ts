@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
+import { TokenForge } from '../auth/support/auth-helpers.js';
+import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+
+/** Sends raw bytes to the listening server and answers everything it writes back. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+const headerOf = (answer: string, name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(answer)?.[1]?.trim();
+
+describe('hardening: tokens, caching, strength, transport errors', () => {
+  let t: TestApp;
+  let user: CreatedUser;
+  let admin: string;
+  let forge: TokenForge;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    user = await t.createUser('supervisor');
+    forge = new TokenForge(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('access tokens', () => {
+    it('refuses a validly signed token whose header carries crit with 401', async () => {
+      const claims = forge.claims({ id: user.id, username: user.username, rol: 'supervisor' });
+      expect((await t.get('/api/v1/auth/me', { token: forge.rs256(claims) })).status).toBe(200);
+      expectProblem(await t.get('/api/v1/auth/me', { token: forge.rs256(claims, { header: { crit: ['b64'], b64: true } }) }), 401, 'no_autenticado');
+    });
+
+    it('refuses an Authorization value with anything after the token with 401', async () => {
+      expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token} junk` } }), 401, 'no_autenticado');
+      expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token}, Bearer x` } }), 401, 'no_autenticado');
+      expect((await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200);
+    });
+  });
+
+  describe('Cache-Control: no-store on every /api/v1 answer', () => {
+    it('marks successes carrying tokens or user data, errors and unknown routes alike', async () => {
+      const answers = [
+        await t.post('/api/v1/auth/login', { username: user.username, password: user.password }),
+        await t.get('/api/v1/users', { token: admin }),
+        await t.get('/api/v1/users'),
+        await t.get('/api/v1/no-such-route', { token: admin }),
+        await t.request('POST', '/api/v1/auth/login', { raw: '{"username":' }),
+      ];
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 401, 404, 400]);
+      for (const res of answers) expect(res.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  describe('password strength (zxcvbn-ts, common and Spanish dictionaries)', () => {
+    it.each(['Password12', 'qwertyuiop1', 'aaaaaaaaa1'])('refuses %s with 400 password_debil on create and on change', async (weak) => {
+      const username = `s_${Math.random().toString(16).slice(2, 10)}`;
+      const create = await t.post(
+        '/api/v1/users',
+        { username, password: weak, nombre: 'Sara', apellido: 'Lis', email: `${username}@example.test`, rol: 'consulta' },
+        { token: admin },
+      );
+      expectProblem(create, 400, 'password_debil');
+      expect(create.text).not.toContain(weak);
+      expectProblem(
+        await t.put('/api/v1/users/me/password', { currentPassword: user.password, newPassword: weak }, { token: user.token }),
+        400,
+        'password_debil',
+      );
+    });
+
+    it("uses the user's own fields as context: a password built on the username is weak for that user only", async () => {
+      const username = `marcela_${Math.random().toString(16).slice(2, 6)}`;
+      const password = `${username}2024!`;
+      const body = { username, password, nombre: 'Marcela', apellido: 'Quiroga', email: `${username}@example.test`, rol: 'consulta' };
+      expectProblem(await t.post('/api/v1/users', body, { token: admin }), 400, 'password_debil');
+      expect((await t.post('/api/v1/users', { ...body, username: `${username}_x`, email: `x_${body.email}` }, { token: admin })).status).toBe(201);
+    });
+
+    it('gives temporary passwords the whole policy accepts: a reset one can be set back as the new password elsewhere', async () => {
+      const target = await t.createUser('cajero');
+      const reset = await t.post(`/api/v1/users/${target.id}/password-reset`, undefined, { token: admin });
+      expect(reset.status).toBe(200);
+      const other = await t.createUser('cajero');
+      expect(
+        (
+          await t.put(
+            '/api/v1/users/me/password',
+            { currentPassword: other.password, newPassword: reset.body.temporaryPassword },
+            { token: other.token },
+          )
+        ).status,
+      ).toBe(204);
+    });
+  });
+
+  describe('what Node’s HTTP parser refuses', () => {
+    let port: number;
+    beforeAll(async () => {
+      await t.app.listen(0, '127.0.0.1');
+      port = (t.app.getHttpServer().address() as { port: number }).port;
+    });
+
+    it('answers a garbage request line with a 400 problem document carrying X-Correlation-Id and no-store', async () => {
+      const answer = await rawExchange(port, 'THIS IS NOT HTTP\r\n\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(headerOf(answer, 'content-type')).toContain('application/problem+json');
+      expect(headerOf(answer, 'cache-control')).toBe('no-store');
+      const correlationId = headerOf(answer, 'x-correlation-id');
+      expect(correlationId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(bodyOf(answer)).toMatchObject({ type: 'about:blank', status: 400, code: 'validacion', correlationId });
+    });
+
+    it('answers headers over the size limit with a 431 problem document carrying X-Correlation-Id', async () => {
+      const answer = await rawExchange(port, `GET /api/v1/auth/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      expect(headerOf(answer, 'x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(bodyOf(answer)).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
+    });
+  });
+});

@@ -1,0 +1,315 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+
+const USERS_MANAGE = 'administracion:usuarios:gestionar';
+const ROLES_MANAGE = 'administracion:roles:gestionar';
+const AUDIT_READ = 'administracion:auditoria:ver';
+const RUBROS = 'catalogo:rubros:gestionar';
+
+/**
+ * The delegation rule, written as the attacks it stops: an administrator hands out only what it
+ * holds, acts only on users it outranks or equals, and never changes its own overrides, its own
+ * role's permission set or — through the administrators' reset — its own password. Each refusal
+ * is 403 `privilegio_insuficiente`, changes nothing, writes no audit event and leaves a
+ * `permission.denied` security event; each allowed counterpart still succeeds.
+ */
+describe('delegation rule: administrators cannot escalate', () => {
+  let t: TestApp;
+  let admin: string;
+  let adminId: number;
+  /** a user whose role holds only administracion:usuarios:gestionar */
+  let userManager: CreatedUser;
+  /** a user whose role holds only administracion:roles:gestionar */
+  let roleManager: CreatedUser;
+  const uid = () => randomBytes(4).toString('hex');
+
+  /** A role with exactly these permissions, made through the API. */
+  const roleWith = async (permisos: string[]): Promise<string> => {
+    const codigo = `r_${uid()}`;
+    expect((await t.post('/api/v1/roles', { codigo, nombre: codigo }, { token: admin })).status).toBe(201);
+    expect((await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos }, { token: admin })).status).toBe(200);
+    return codigo;
+  };
+  const newUserBody = (rol: string) => {
+    const username = `d_${uid()}`;
+    return { username, password: `Clave-${uid()}-segura`, nombre: 'Dora', apellido: 'Paz', email: `${username}@example.test`, rol };
+  };
+  const auditCount = async () => Number((await t.query('SELECT count(*) AS n FROM audit_events'))[0].n);
+  const lastDenial = async () => (await t.securityEvents('permission.denied'))[0];
+
+  /** Sends the attack and checks every part of a refusal: 403 code, no audit event, the security event. */
+  const expectRefused = async (
+    caller: { id: number },
+    attack: () => Promise<HttpResult>,
+    expected: { required: string[]; endpoint: string; method: string },
+  ) => {
+    const events = await auditCount();
+    const res = await attack();
+    expectProblem(res, 403, 'privilegio_insuficiente');
+    expect(await auditCount()).toBe(events);
+    const denial = await lastDenial();
+    expect(denial).toMatchObject({ action: 'permission.denied', result: 'failure', actor_user_id: caller.id });
+    expect(denial.metadata).toEqual({ reason: 'privilege_escalation', ...expected });
+    return res;
+  };
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    admin = await t.adminToken();
+    adminId = Number((await t.query('SELECT id FROM users WHERE username = $1', [ADMIN_USERNAME]))[0].id);
+    userManager = await t.createUser(await roleWith([USERS_MANAGE]));
+    roleManager = await t.createUser(await roleWith([ROLES_MANAGE]));
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('a user manager (its role holds only usuarios:gestionar) does not become an administrator', () => {
+    it('cannot create a user with the role admin: 403, no user, no audit event, the missing codes in the security event', async () => {
+      const body = newUserBody('admin');
+      const res = await expectRefused(userManager, () => t.post('/api/v1/users', body, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE, AUDIT_READ, RUBROS]) as unknown as string[],
+        endpoint: '/api/v1/users',
+        method: 'POST',
+      });
+      expect(res.body.detail).toContain(ROLES_MANAGE);
+      expect(await t.query('SELECT id FROM users WHERE username = $1', [body.username])).toHaveLength(0);
+      expect((await lastDenial()).metadata.required).not.toContain(USERS_MANAGE);
+    });
+
+    it('can create users with a role whose permissions it holds: none (consulta) or its own', async () => {
+      expect((await t.post('/api/v1/users', newUserBody('consulta'), { token: userManager.token })).status).toBe(201);
+      const own = (await t.get(`/api/v1/users/${userManager.id}`, { token: admin })).body.rol as string;
+      expect((await t.post('/api/v1/users', newUserBody(own), { token: userManager.token })).status).toBe(201);
+    });
+
+    it('cannot grant itself administracion:roles:gestionar through its own overrides, nor even re-send its current ones', async () => {
+      const endpoint = '/api/v1/users/:id/permisos/overrides';
+      await expectRefused(
+        userManager,
+        () => t.put(`/api/v1/users/${userManager.id}/permisos/overrides`, { granted: [ROLES_MANAGE], denied: [] }, { token: userManager.token }),
+        { required: [], endpoint, method: 'PUT' },
+      );
+      await expectRefused(
+        userManager,
+        () => t.put(`/api/v1/users/${userManager.id}/permisos/overrides`, { granted: [], denied: [] }, { token: userManager.token }),
+        { required: [], endpoint, method: 'PUT' },
+      );
+      expect((await t.get(`/api/v1/users/${userManager.id}/permisos`, { token: admin })).body.efectivos).toEqual([USERS_MANAGE]);
+    });
+
+    it('cannot grant another user a permission it lacks, but can grant one it holds', async () => {
+      const other = await t.createUser('consulta');
+      await expectRefused(
+        userManager,
+        () => t.put(`/api/v1/users/${other.id}/permisos/overrides`, { granted: [ROLES_MANAGE], denied: [] }, { token: userManager.token }),
+        { required: [ROLES_MANAGE], endpoint: '/api/v1/users/:id/permisos/overrides', method: 'PUT' },
+      );
+      const allowed = await t.put(
+        `/api/v1/users/${other.id}/permisos/overrides`,
+        { granted: [USERS_MANAGE], denied: [] },
+        { token: userManager.token },
+      );
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.efectivos).toEqual([USERS_MANAGE]);
+    });
+
+    it("cannot reset the admin's password (so it cannot sign in as admin), but can reset a weaker user's", async () => {
+      await expectRefused(userManager, () => t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id/password-reset',
+        method: 'POST',
+      });
+      expect((await t.post('/api/v1/auth/login', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).status).toBe(200);
+      const cajero = await t.createUser('cajero');
+      const reset = await t.post(`/api/v1/users/${cajero.id}/password-reset`, undefined, { token: userManager.token });
+      expect(reset.status).toBe(200);
+      expect((await t.post('/api/v1/auth/login', { username: cajero.username, password: reset.body.temporaryPassword })).status).toBe(200);
+    });
+
+    it('cannot deactivate, reactivate or update the admin, nor give a weaker user the admin role; it can do all of that to a weaker user', async () => {
+      const adminFields = { nombre: 'Administrador', apellido: 'Sistema', email: 'admin@localhost', rol: 'admin' };
+      await expectRefused(userManager, () => t.post(`/api/v1/users/${adminId}/deactivate`, undefined, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id/deactivate',
+        method: 'POST',
+      });
+      await expectRefused(userManager, () => t.post(`/api/v1/users/${adminId}/reactivate`, undefined, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id/reactivate',
+        method: 'POST',
+      });
+      await expectRefused(userManager, () => t.put(`/api/v1/users/${adminId}`, { ...adminFields, nombre: 'Otro' }, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id',
+        method: 'PUT',
+      });
+      expect((await t.get(`/api/v1/users/${adminId}`, { token: admin })).body).toMatchObject({ activo: true, nombre: 'Administrador' });
+
+      const weak = await t.createUser('consulta');
+      const fields = { nombre: 'Wen', apellido: 'Paz', email: `${weak.username}@example.test` };
+      await expectRefused(userManager, () => t.put(`/api/v1/users/${weak.id}`, { ...fields, rol: 'admin' }, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id',
+        method: 'PUT',
+      });
+      expect((await t.get(`/api/v1/users/${weak.id}`, { token: admin })).body.rol).toBe('consulta');
+      expect((await t.put(`/api/v1/users/${weak.id}`, { ...fields, rol: 'cajero' }, { token: userManager.token })).status).toBe(200);
+      expect((await t.post(`/api/v1/users/${weak.id}/deactivate`, undefined, { token: userManager.token })).status).toBe(200);
+      expect((await t.post(`/api/v1/users/${weak.id}/reactivate`, undefined, { token: userManager.token })).status).toBe(200);
+    });
+
+    it('cannot act on a user who holds one permission more through an override, and can once it holds that permission too', async () => {
+      const target = await t.createUser('consulta', { overrides: { granted: [RUBROS], denied: [] } });
+      await expectRefused(userManager, () => t.post(`/api/v1/users/${target.id}/deactivate`, undefined, { token: userManager.token }), {
+        required: [RUBROS],
+        endpoint: '/api/v1/users/:id/deactivate',
+        method: 'POST',
+      });
+      const stronger = await t.createUser('consulta', { overrides: { granted: [USERS_MANAGE, RUBROS], denied: [] } });
+      expect((await t.post(`/api/v1/users/${target.id}/deactivate`, undefined, { token: stronger.token })).status).toBe(200);
+    });
+
+    it("cannot end the admin's sessions (the admin's token keeps working), but can end a weaker user's", async () => {
+      const adminToken = await t.adminToken();
+      const [adminSession] = (await t.get(`/api/v1/users/${adminId}/sessions`, { token: userManager.token })).body as Array<{
+        id: string;
+        current: boolean;
+      }>;
+      expect(adminSession).toBeDefined();
+      await expectRefused(userManager, () => t.delete(`/api/v1/users/${adminId}/sessions/${adminSession!.id}`, { token: userManager.token }), {
+        required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
+        endpoint: '/api/v1/users/:id/sessions/:sessionId',
+        method: 'DELETE',
+      });
+      const sessions = (await t.get(`/api/v1/users/${adminId}/sessions`, { token: userManager.token })).body as Array<{ id: string }>;
+      expect(sessions.map((s) => s.id)).toContain(adminSession!.id);
+      expect((await t.get('/api/v1/auth/me', { token: adminToken })).status).toBe(200);
+
+      const cajero = await t.createUser('cajero');
+      const [cajeroSession] = (await t.get(`/api/v1/users/${cajero.id}/sessions`, { token: userManager.token })).body as Array<{ id: string }>;
+      expect((await t.delete(`/api/v1/users/${cajero.id}/sessions/${cajeroSession!.id}`, { token: userManager.token })).status).toBe(204);
+      expect((await t.get('/api/v1/auth/me', { token: cajero.token })).status).toBe(401);
+    });
+  });
+
+  describe('a role manager (its role holds only roles:gestionar) does not give itself everything', () => {
+    it("cannot change its own role's permission set, not even to one it already holds", async () => {
+      const own = (await t.get(`/api/v1/users/${roleManager.id}`, { token: admin })).body.rol as string;
+      const every = ((await t.get('/api/v1/permisos', { token: admin })).body as Array<{ codigo: string }>).map((p) => p.codigo);
+      await expectRefused(roleManager, () => t.put(`/api/v1/roles/${own}/permisos`, { permisos: every }, { token: roleManager.token }), {
+        required: [],
+        endpoint: '/api/v1/roles/:codigo/permisos',
+        method: 'PUT',
+      });
+      await expectRefused(roleManager, () => t.put(`/api/v1/roles/${own}/permisos`, { permisos: [ROLES_MANAGE] }, { token: roleManager.token }), {
+        required: [],
+        endpoint: '/api/v1/roles/:codigo/permisos',
+        method: 'PUT',
+      });
+      expect((await t.get(`/api/v1/roles/${own}/permisos`, { token: admin })).body.permisos).toEqual([ROLES_MANAGE]);
+    });
+
+    it('cannot add to another role a permission it lacks, and can add one it holds or remove any', async () => {
+      const other = await roleWith([RUBROS]);
+      await expectRefused(
+        roleManager,
+        () => t.put(`/api/v1/roles/${other}/permisos`, { permisos: [RUBROS, USERS_MANAGE] }, { token: roleManager.token }),
+        {
+          required: [USERS_MANAGE],
+          endpoint: '/api/v1/roles/:codigo/permisos',
+          method: 'PUT',
+        },
+      );
+      expect((await t.get(`/api/v1/roles/${other}/permisos`, { token: admin })).body.permisos).toEqual([RUBROS]);
+      // keeping a code it lacks is not handing it out; adding one it holds is allowed
+      const res = await t.put(`/api/v1/roles/${other}/permisos`, { permisos: [RUBROS, ROLES_MANAGE] }, { token: roleManager.token });
+      expect(res.status).toBe(200);
+      expect((await t.put(`/api/v1/roles/${other}/permisos`, { permisos: [] }, { token: roleManager.token })).status).toBe(200);
+    });
+  });
+
+  describe('the self-rules bind the installed admin too; the subset rules never refuse it', () => {
+    it('refuses the admin a PUT of its own overrides, even one that changes nothing', async () => {
+      await expectRefused(
+        { id: adminId },
+        () => t.put(`/api/v1/users/${adminId}/permisos/overrides`, { granted: [], denied: [] }, { token: admin }),
+        {
+          required: [],
+          endpoint: '/api/v1/users/:id/permisos/overrides',
+          method: 'PUT',
+        },
+      );
+    });
+
+    it("refuses the admin a change of its own role's permission set", async () => {
+      const before = (await t.get('/api/v1/roles/admin/permisos', { token: admin })).body.permisos as string[];
+      await expectRefused({ id: adminId }, () => t.put('/api/v1/roles/admin/permisos', { permisos: before }, { token: admin }), {
+        required: [],
+        endpoint: '/api/v1/roles/:codigo/permisos',
+        method: 'PUT',
+      });
+    });
+
+    it('refuses everyone the administrators’ reset of their own password (they use PUT /users/me/password)', async () => {
+      await expectRefused({ id: adminId }, () => t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: admin }), {
+        required: [],
+        endpoint: '/api/v1/users/:id/password-reset',
+        method: 'POST',
+      });
+      await expectRefused(userManager, () => t.post(`/api/v1/users/${userManager.id}/password-reset`, undefined, { token: userManager.token }), {
+        required: [],
+        endpoint: '/api/v1/users/:id/password-reset',
+        method: 'POST',
+      });
+      expect((await t.post('/api/v1/auth/login', { username: userManager.username, password: userManager.password })).status).toBe(200);
+    });
+
+    it('lets the admin create users of any role and change any other user', async () => {
+      const created = await t.post('/api/v1/users', newUserBody('admin'), { token: admin });
+      expect(created.status).toBe(201);
+      expect((await t.post(`/api/v1/users/${created.body.id}/password-reset`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.put(`/api/v1/users/${created.body.id}/permisos/overrides`, { granted: [], denied: [RUBROS] }, { token: admin })).status).toBe(
+        200,
+      );
+      expect((await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+    });
+  });
+
+  describe('order of checks: 401, 403 permiso_denegado, 400, 404, 403 privilegio_insuficiente, 409', () => {
+    it('answers 400 for an unknown code before refusing the caller its own overrides', async () => {
+      expectProblem(
+        await t.put(`/api/v1/users/${userManager.id}/permisos/overrides`, { granted: ['no:existe'], denied: [] }, { token: userManager.token }),
+        400,
+        'validacion',
+      );
+      expectProblem(await t.post('/api/v1/users', newUserBody('no_such_role'), { token: userManager.token }), 400, 'validacion');
+    });
+
+    it('answers 404 for a missing user before the delegation rule', async () => {
+      expectProblem(await t.post('/api/v1/users/999999/password-reset', undefined, { token: userManager.token }), 404, 'no_encontrado');
+      expectProblem(
+        await t.put('/api/v1/roles/no_such_role/permisos', { permisos: [USERS_MANAGE] }, { token: roleManager.token }),
+        404,
+        'no_encontrado',
+      );
+    });
+
+    it('answers 403 privilegio_insuficiente before 409 duplicado', async () => {
+      const body = { ...newUserBody('admin'), username: ADMIN_USERNAME };
+      expectProblem(await t.post('/api/v1/users', body, { token: userManager.token }), 403, 'privilegio_insuficiente');
+      expectProblem(await t.post('/api/v1/users', { ...body, rol: 'consulta' }, { token: userManager.token }), 409, 'duplicado');
+    });
+
+    it("keeps self-deactivation and changing one's own role 409 anti_lockout, even toward a stronger role", async () => {
+      expectProblem(await t.post(`/api/v1/users/${userManager.id}/deactivate`, undefined, { token: userManager.token }), 409, 'anti_lockout');
+      const fields = { nombre: 'Test', apellido: 'x', email: `${userManager.username}@example.test` };
+      expectProblem(await t.put(`/api/v1/users/${userManager.id}`, { ...fields, rol: 'admin' }, { token: userManager.token }), 409, 'anti_lockout');
+    });
+
+    it('answers 403 permiso_denegado, not privilegio_insuficiente, to a caller without the route permission', async () => {
+      expectProblem(await t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: roleManager.token }), 403, 'permiso_denegado');
+    });
+  });
+});
