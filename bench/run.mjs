@@ -1,4 +1,4 @@
-// `npm run bench`: the performance benchmark of issue #9 (see BENCHMARKS.md).
+// `npm run bench`: the performance benchmark (see BENCHMARKS.md).
 //
 // Drives the BUILT service (dist/src/main.js; the npm script builds it first) and the hand-written
 // baseline (bench/baseline/server.mjs) against one PostgreSQL — embedded under bench/.data, or the

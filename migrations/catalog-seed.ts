@@ -1,4 +1,4 @@
-/** Installed by the first migration of each engine (API.md "Roles and permissions"). */
+/** Installed by the first migration of each engine (docs/permissions.md). */
 export const CANONICAL_ROLES: ReadonlyArray<{ codigo: string; nombre: string; descripcion: string }> = [
   { codigo: 'admin', nombre: 'Administrador', descripcion: 'Administración completa del sistema' },
   { codigo: 'supervisor', nombre: 'Supervisor', descripcion: 'Supervisión de medios, puntos de venta y catálogo' },

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Login throttling (API.md "Authentication"): one row per admitted sign-in attempt and scope,
+ * Login throttling (docs/auth.md "Throttling"): one row per admitted sign-in attempt and scope,
  * shared by every instance of the service. `scope` is `user` (subject: the SHA-256 of the exact
  * username in hex, alone for its count from any IP, or followed by `@<client IP>` for its count
  * from one IP) or `ip` (subject = the client IP). A row is written when an attempt is admitted,

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Catalog schema on PostgreSQL (SEED 2.6, 3.2, 3.3, 4.8–4.10): the rubro tree (adjacency list),
+ * Catalog schema on PostgreSQL (docs/api.md "Catalog"): the rubro tree (adjacency list),
  * product types, products and the append-only price history.
  *
  * Notes for the SQL Server mirror (migrations/mssql):

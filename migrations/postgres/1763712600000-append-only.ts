@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Append-only audit store (issue #8). The service's pool switches to the restricted role
+ * Append-only audit store. The service's pool switches to the restricted role
  * `medios_app` on every connection (`-c role=medios_app`, DATABASE_APP_ROLE); migrations and the
  * CLI's admin connections keep the owner login that runs this migration.
  *
@@ -119,7 +119,7 @@ export class AppendOnly1763712600000 implements MigrationInterface {
       END
       $fn$;
 
-      -- The youngest cutoff each purge accepts: the retention (SEED 8) less 31 days of tolerance for
+      -- The youngest cutoff each purge accepts: the retention (10 years of audit, 5 of security events) less 31 days of tolerance for
       -- the caller's clock (the jobs compute cutoffs from the service's clock, not the database's).
       CREATE FUNCTION purge_min_age(target text) RETURNS interval LANGUAGE sql IMMUTABLE AS $fn$
         SELECT CASE target

@@ -14,7 +14,7 @@ const ID = /^[1-9]\d{0,18}$/;
 /**
  * The opaque `nextCursor` of GET /api/v1/audit/events: base64url of `{t, id}`, a dot, and an
  * HMAC-SHA-256 of that payload. Clients cannot forge or edit a position; anything that does not
- * verify decodes to null, and the query then starts from the top (SEED 4.4 rule 5).
+ * verify decodes to null, and the query then starts from the top (docs/api.md "Audit trail").
  */
 export class AuditCursorCodec {
   constructor(private readonly key: Buffer) {}

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
 
-/** Append-only audit trail of mutations (SEED 2.5), partitioned monthly by occurred_at. */
+/** Append-only audit trail of mutations, partitioned monthly by occurred_at. */
 @Entity({ name: 'audit_events' })
 export class AuditEventEntity {
   @PrimaryColumn({

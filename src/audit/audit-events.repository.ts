@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
+import { ReplicaReads } from '../database/replica-reads.js';
 import type { AuditPageQuery, AuditPageRow } from '../database/dialects/sql-dialect.js';
 
 /** The first instant of the UTC month of a canonical instant (`2025-03-14T…Z` → `2025-03-01T00:00:00.000000000Z`). */
@@ -9,11 +8,14 @@ export function monthStartOf(instant: string): string {
   return `${instant.slice(0, 7)}-01T00:00:00.000000000Z`;
 }
 
-/** Reads of the audit store: one keyset page, in the engine's SQL (see the dialects). */
+/**
+ * Reads of the audit store: one keyset page, in the engine's SQL (see the dialects), served by the
+ * read replica when one is configured and fresh enough (ReplicaReads).
+ */
 @Injectable()
 export class AuditEventsRepository {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
@@ -38,6 +40,6 @@ export class AuditEventsRepository {
 
   private read(query: AuditPageQuery): Promise<AuditPageRow[]> {
     const { sql, parameters } = this.dialect.auditEventsPage(query);
-    return this.txHost.tx.query(sql, parameters);
+    return this.reads.read((db) => db.query(sql, parameters));
   }
 }

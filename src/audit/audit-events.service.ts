@@ -10,7 +10,7 @@ import { displayInstant, parseInstant } from './utc-instant.js';
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
 
 /**
- * GET /api/v1/audit/events (SEED 4.4 rules 2–6): filters, newest first by (occurredAt, id),
+ * GET /api/v1/audit/events (docs/api.md "Audit trail"): filters, newest first by (occurredAt, id),
  * keyset pages read with one extra row to know whether a next page exists, and an opaque,
  * signed cursor that is ignored when it does not verify.
  */

@@ -18,7 +18,7 @@ export class AuditUnavailableError extends Error {
 }
 
 /**
- * Writes audit events inside the caller's transaction (SEED 2.5, 6.1). Fail-closed: without an
+ * Writes audit events inside the caller's transaction. Fail-closed: without an
  * active transaction or an actor it throws, and a failed insert propagates, so the request's
  * transaction rolls back and nothing of the change is kept.
  */

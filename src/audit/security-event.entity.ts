@@ -3,7 +3,7 @@ import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
 
 export type SecurityResult = 'success' | 'failure';
 
-/** Append-only trail of sign-in, token and permission events (SEED 2.5, 6.2). */
+/** Append-only trail of sign-in, token and permission events. */
 @Entity({ name: 'security_events' })
 export class SecurityEventEntity {
   @PrimaryColumn({

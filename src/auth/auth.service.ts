@@ -20,7 +20,7 @@ type LoginFailure = 'user_not_found' | 'user_inactive' | 'invalid_password';
 /** One message for every refused refresh, so the answer never tells which check failed. */
 const REFRESH_REFUSED = 'La sesión no se puede renovar; inicie sesión de nuevo';
 
-/** Sign-in, token refresh and sign-out (SEED 3.1, 4.1, 5). */
+/** Sign-in, token refresh and sign-out (docs/auth.md). */
 @Injectable()
 export class AuthService {
   constructor(

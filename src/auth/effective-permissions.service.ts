@@ -96,7 +96,7 @@ export function authorizationStatement(dialect: SqlDialect, codes: number): stri
 }
 
 /**
- * Resolves a user's effective permissions from the store in one query (SEED 5.2): permissions are
+ * Resolves a user's effective permissions from the store in one query: permissions are
  * never carried in the token, so a change applies on the very next request.
  */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { TIMESTAMP } from '../database/column-types.js';
 
-/** refresh_tokens: only base64url(SHA-256(token)) is stored, never the token (SEED 2.4). */
+/** refresh_tokens: only base64url(SHA-256(token)) is stored, never the token. */
 @Entity({ name: 'refresh_tokens' })
 export class RefreshTokenEntity {
   @PrimaryColumn({

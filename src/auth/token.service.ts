@@ -13,7 +13,7 @@ export interface AccessTokenSubject {
   sessionId: string;
 }
 
-/** Claims of a verified access token (API.md "Authentication"). */
+/** Claims of a verified access token (docs/api.md "Authentication and tokens"). */
 export interface AccessTokenClaims {
   sub: string;
   name: string;

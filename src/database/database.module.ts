@@ -4,8 +4,9 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime, runMigrations } from './database-runtime.js';
 import { SQL_DIALECT } from './dialects/index.js';
 import { migrationsFor } from './migrations.js';
+import { ReplicaReads } from './replica-reads.js';
 
-/** Connects TypeORM to the resolved database and exposes the engine's SqlDialect. */
+/** Connects TypeORM to the resolved database (and, when configured, the read replica) and exposes the engine's SqlDialect. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -32,11 +33,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [
-        { provide: SQL_DIALECT, useValue: runtime.dialect },
-        { provide: DATABASE_RUNTIME, useValue: runtime },
-      ],
-      exports: [SQL_DIALECT, DATABASE_RUNTIME],
+      providers: [{ provide: SQL_DIALECT, useValue: runtime.dialect }, { provide: DATABASE_RUNTIME, useValue: runtime }, ReplicaReads],
+      exports: [SQL_DIALECT, DATABASE_RUNTIME, ReplicaReads],
     };
   }
 }

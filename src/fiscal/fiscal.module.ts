@@ -8,7 +8,7 @@ import { TipoIvaEntity } from './tipo-iva.entity.js';
 import { TiposIvaController } from './tipos-iva.controller.js';
 import { TiposIvaService } from './tipos-iva.service.js';
 
-/** The fiscal reference tables (API.md "Fiscal tables"); their errors are `{error, message}`. */
+/** The fiscal reference tables (docs/api.md "Fiscal tables"); their errors are `{error, message}`. */
 @Module({
   imports: [TypeOrmModule.forFeature([TipoIvaEntity, IngresosBrutosEntity])],
   controllers: [ProvinciasController, TiposIvaController, IngresosBrutosController],

@@ -14,7 +14,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
- * Ingresos brutos (SEED 2.6, 4.7): alicuota an exact decimal(7,4); at most one ACTIVE entry per
+ * Ingresos brutos: alicuota an exact decimal(7,4); at most one ACTIVE entry per
  * provincia — checked first for a clear 409, guaranteed by a partial (filtered) unique index.
  */
 @Injectable()

@@ -1,4 +1,4 @@
-/** The 24 Argentine jurisdictions of API.md "Fiscal tables" (23 provinces and CABA). */
+/** The 24 Argentine jurisdictions of docs/api.md "Fiscal tables" (23 provinces and CABA). */
 export const PROVINCIAS = [
   { codigo: 'BUENOS_AIRES', nombre: 'Buenos Aires' },
   { codigo: 'CABA', nombre: 'Ciudad Autónoma de Buenos Aires' },

@@ -31,7 +31,7 @@ export function rawDecimalError(field: string, value: unknown, rule: DecimalRule
 
 /**
  * Checks the rate fields on the raw parsed JSON body (`request.body`), after the access guard
- * and before the ValidationPipe binds the body to its DTO (SEED 4.7: "validated from the raw
+ * and before the ValidationPipe binds the body to its DTO ("validated from the raw
  * request body before binding"). Any failure is 400 `validacion`.
  */
 @Injectable()

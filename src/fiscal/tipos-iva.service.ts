@@ -11,7 +11,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { TipoIvaEntity } from './tipo-iva.entity.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
-/** Tipos de IVA (SEED 2.6, 4.7): AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
+/** Tipos de IVA: AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
 @Injectable()
 export class TiposIvaService {
   constructor(

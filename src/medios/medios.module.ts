@@ -10,7 +10,7 @@ import { SeccionEntity } from './seccion.entity.js';
 import { SeccionesController } from './secciones.controller.js';
 import { SeccionesService } from './secciones.service.js';
 
-/** Medios, their secciones and their puntos de venta (API.md "Medios and secciones", "Puntos de venta"). */
+/** Medios, their secciones and their puntos de venta (docs/api.md "Medios, secciones and puntos de venta"). */
 @Module({
   imports: [TypeOrmModule.forFeature([MedioEntity, SeccionEntity, PuntoDeVentaEntity])],
   controllers: [MediosController, SeccionesController, PuntosDeVentaController],

@@ -1,7 +1,7 @@
-/** Codes of medios and secciones (API.md Conventions): 1..20 of [A-Z0-9_], uppercase only. */
+/** Codes of medios and secciones (docs/api.md "Conventions"): 1..20 of [A-Z0-9_], uppercase only. */
 export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
 
-/** The allowed values of a seccion's `tipo` (API.md "Medios and secciones"). */
+/** The allowed values of a seccion's `tipo` (docs/api.md "Medios, secciones and puntos de venta"). */
 export const TIPOS_SECCION = ['clasificados', 'comercial', 'edictos', 'funebres', 'suplemento', 'digital'] as const;
 export type TipoSeccion = (typeof TIPOS_SECCION)[number];
 

@@ -38,7 +38,7 @@ const toEntity = (r: MedioRow): MedioEntity => ({
 });
 
 /**
- * Medios (SEED 2.6, 3.2, 4.5): codigo unique globally and immutable; idempotent (de)activation.
+ * Medios: codigo unique globally and immutable; idempotent (de)activation.
  * The read by id and the create are the benchmark's hot paths (BENCHMARKS.md): they run
  * statements prepared once instead of building SQL through the entity manager per request.
  */

@@ -13,7 +13,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
- * Secciones (SEED 2.6, 3.2, 4.5): codigo unique within its medio, medioId and codigo immutable,
+ * Secciones: codigo unique within its medio, medioId and codigo immutable,
  * and every write needs an active parent medio (409 `medio_inactivo`).
  */
 @Injectable()

@@ -12,7 +12,7 @@ import { ADMINISTRATION_PERMISSIONS } from './roles.rules.js';
 const LOCK = 'anti-lockout';
 
 /**
- * Anti-lockout (API.md "Users"): no operation may leave the system without an active user whose
+ * Anti-lockout (docs/api.md "Users"): no operation may leave the system without an active user whose
  * effective permissions include both `administracion:usuarios:gestionar` and
  * `administracion:roles:gestionar`. Operations that can take those away (user deactivation and
  * role change, override updates, role permission replacement, role deactivation) call `lock()`

@@ -1,4 +1,4 @@
-/** Role codes: lowercase, a letter first (API.md "Conventions"; the table's CHECK constraint). */
+/** Role codes: lowercase, a letter first (docs/api.md "Conventions"; the table's CHECK constraint). */
 export const ROLE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const ROLE_CODE_MAX_LENGTH = 50;
 

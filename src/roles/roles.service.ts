@@ -18,7 +18,7 @@ import { RoleEntity } from './role.entity.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
- * Roles (SEED 2.2, 3.2, 4.3): codigo unique (inactive roles included) and immutable; DELETE
+ * Roles: codigo unique (inactive roles included) and immutable; DELETE
  * deactivates, refused while an active user holds the role; permission sets replaced whole.
  * Audit events use the role's codigo as targetId.
  */

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { MAX_PASSWORD_BYTES } from '../auth/password-hasher.js';
 
 /**
- * The password policy (API.md "Users"). Fixed values rather than configuration: the maximum is
+ * The password policy (docs/api.md "Users"). Fixed values rather than configuration: the maximum is
  * bcrypt's input limit, and the minimum is the contract's default.
  *   - 10 to 72 bytes of UTF-8 (bcrypt would silently ignore what follows byte 72);
  *   - not equal to the username (compared case-insensitively);

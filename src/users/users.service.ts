@@ -20,6 +20,7 @@ import { RolesService } from '../roles/roles.service.js';
 import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { PasswordPolicy } from './password-policy.service.js';
 import { UserEntity } from './user.entity.js';
+import { ReplicaReads } from '../database/replica-reads.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /** The columns of a user version read from the history (never the password hash). */
@@ -61,6 +62,7 @@ interface UserVersion {
 export class UsersService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly roles: RolesService,
@@ -77,16 +79,18 @@ export class UsersService {
 
   async list(query: UsersQueryDto): Promise<Page<UsuarioDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.getRepository(UserEntity).createQueryBuilder('u');
-    if (query.search) {
-      qb.andWhere(containsAny(['u.username', 'u.nombre', 'u.apellido', 'u.email']), { pattern: containsPattern(query.search) });
-    }
-    if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
-    if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
-    const [rows, total] = await applySort(qb, 'u', query.sort, USER_SORT_FIELDS, [{ field: 'username', direction: 'ASC' }])
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.getRepository(UserEntity).createQueryBuilder('u');
+      if (query.search) {
+        qb.andWhere(containsAny(['u.username', 'u.nombre', 'u.apellido', 'u.email']), { pattern: containsPattern(query.search) });
+      }
+      if (query.rol !== undefined) qb.andWhere('u.roleId IN (SELECT r.id FROM roles r WHERE r.codigo = :rol)', { rol: query.rol });
+      if (query.activo !== undefined) qb.andWhere('u.activo = :activo', { activo: query.activo });
+      return applySort(qb, 'u', query.sort, USER_SORT_FIELDS, [{ field: 'username', direction: 'ASC' }])
+        .skip(skip)
+        .take(take)
+        .getManyAndCount();
+    });
     const codes = await this.roleCodes(rows.map((u) => u.roleId));
     return { items: rows.map((u) => UsuarioDto.of(u, codes.get(u.roleId) ?? '')), total, page, pageSize };
   }

@@ -5,7 +5,7 @@ import { ago, insertEvent, seedEvents } from './audit-test-data.js';
 const URL = '/api/v1/audit/events';
 
 /**
- * GET /api/v1/audit/events, SEED 4.4 rules 1–6 and API.md "Audit". Each test writes its events
+ * GET /api/v1/audit/events (docs/api.md "Audit trail"). Each test writes its events
  * under its own targetType (or reads the whole store), so the tests of this file do not see each
  * other's rows where it matters.
  */

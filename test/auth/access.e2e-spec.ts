@@ -13,7 +13,7 @@ import {
 
 const ME = '/api/v1/auth/me';
 
-describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6, 5.7, 5.8)', () => {
+describe('auth: access tokens and the deny-by-default guard', () => {
   let t: TestApp;
   let forge: TokenForge;
   beforeAll(async () => {
@@ -188,7 +188,7 @@ describe('auth: access tokens and the deny-by-default guard (SEED 5.1, 5.2, 5.6,
     });
   });
 
-  describe('the audit actor (SEED 5.8)', () => {
+  describe('the audit actor is the sub of the authenticated caller', () => {
     it('records the sub of the access token as the actor of audit events', async () => {
       const user = await t.createUser('cajero');
       expect((await t.post(PROBE_AUDITED, undefined, { token: user.token })).status).toBe(201);

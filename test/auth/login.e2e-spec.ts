@@ -6,7 +6,7 @@ import { decodeJwt, sha256b64url, withoutCorrelation } from './support/auth-help
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOGIN = '/api/v1/auth/login';
 
-describe('auth: login (SEED 3.1 row "login", 4.1, 5.3)', () => {
+describe('auth: login', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await TestApp.create();

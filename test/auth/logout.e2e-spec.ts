@@ -4,7 +4,7 @@ import { TokenForge } from './support/auth-helpers.js';
 
 const LOGOUT = '/api/v1/auth/logout';
 
-describe('auth: logout (SEED 3.1 row "logout", 5.5)', () => {
+describe('auth: logout', () => {
   let t: TestApp;
   let forge: TokenForge;
   beforeAll(async () => {

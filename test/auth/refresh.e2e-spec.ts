@@ -6,7 +6,7 @@ import { TokenForge, dumpAllTables, sha256b64url, withoutCorrelation } from './s
 const REFRESH = '/api/v1/auth/refresh';
 const DAY_MS = 86_400_000;
 
-describe('auth: refresh-token rotation and reuse detection (SEED 3.1 rows "refresh", 5.4)', () => {
+describe('auth: refresh-token rotation and reuse detection', () => {
   let t: TestApp;
   let forge: TokenForge;
   const clock = new FixedClock(new Date());

@@ -12,7 +12,7 @@ let ipCounter = 0;
 /** A fresh client address per test, so the per-IP limit of one test never touches another. */
 const freshIp = () => `10.0.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
-describe('auth: login throttling (API.md "Authentication")', () => {
+describe('auth: login throttling', () => {
   let t: TestApp;
   const clock = new FixedClock(new Date());
   beforeAll(async () => {

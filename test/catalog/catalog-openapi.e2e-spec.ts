@@ -5,7 +5,7 @@ const RUBROS = 'catalogo:rubros:gestionar';
 const TYPES = 'catalogo:tipos_producto:gestionar';
 const PRODUCTS = 'catalogo:productos:gestionar';
 
-/** Every catalog operation of API.md "Catalog": [method, path, required permission or null for any valid token, success status]. */
+/** Every catalog operation (docs/api.md "Catalog"): [method, path, required permission or null for any valid token, success status]. */
 const OPERATIONS: Array<[string, string, string | null, string]> = [
   ['get', '/api/v1/admin/rubros/tree', RUBROS, '200'],
   ['get', '/api/v1/admin/rubros/{id}', RUBROS, '200'],

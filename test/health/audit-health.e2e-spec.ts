@@ -8,7 +8,7 @@ import { TestApp } from '../support/test-app.js';
 const CHECKS = ['versioning', 'retention', 'partitions_audit_events', 'partitions_security_events', 'freshness'];
 
 /**
- * GET /health/audit (SEED 4.4; API.md "Audit"): one indicator per check; each test breaks
+ * GET /health/audit (docs/api.md "Health"): one indicator per check; each test breaks
  * exactly one thing, sees 503 naming it, repairs it and sees 200 again.
  */
 describe('GET /health/audit', () => {

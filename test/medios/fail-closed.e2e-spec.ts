@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 
-/** SEED 1: if the audit record cannot be written, the change is not kept — proven through HTTP. */
+/** Fail-closed: if the audit record cannot be written, the change is not kept — proven through HTTP. */
 describe('medios fail-closed audit', () => {
   let t: TestApp;
   beforeAll(async () => {

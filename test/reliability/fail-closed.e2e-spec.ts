@@ -6,7 +6,7 @@ import { type Operation, mutatingOperations, openApiOf } from './support/openapi
 import { ReliabilityApp, changedTables, errorShapeProblems, tableChecksums, uid } from './support/reliability-app.js';
 
 /**
- * SEED 1: "If the audit record cannot be written, the change is not kept (fail-closed)" — for
+ * Fail-closed: "if the audit record cannot be written, the change is not kept" — for
  * every mutating operation of the OpenAPI document, so a new endpoint is covered (or this suite
  * fails until it gets a request builder or an exemption with its reason).
  */
@@ -23,11 +23,10 @@ type Builder = (f: Fixtures, r: ReliabilityApp) => Promise<PreparedRequest>;
 
 /** Operations that write no audit event by design, with the reason. */
 const EXEMPT: Record<string, string> = {
-  'POST /api/v1/auth/login': 'sign-in records security events (SEED 6.2), written outside any transaction so a refused login is kept; no audit event',
+  'POST /api/v1/auth/login': 'sign-in records security events, written outside any transaction so a refused login is kept; no audit event',
   'POST /api/v1/auth/refresh':
     'token rotation records security events (refresh.issue, refresh.reuse_detected), not audit events; reuse revocation must survive a failure',
-  'POST /api/v1/auth/logout':
-    "sign-out records the security event `logout` only (SEED 6.2); revoking the caller's own refresh tokens is not an audited change",
+  'POST /api/v1/auth/logout': "sign-out records the security event `logout` only; revoking the caller's own refresh tokens is not an audited change",
   'DELETE /api/v1/auth/sessions/{id}':
     "ending one of the caller's own sessions is a sign-out of that session: the security event `logout` only, like POST /api/v1/auth/logout",
 };

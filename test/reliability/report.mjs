@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { replicasSection } from '../replicas/report-section.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const input = process.argv[2] ?? join(root, 'test-results', 'reliability.json');
@@ -206,7 +207,9 @@ ${starvation.manyKeys.worstAnswerMs} ms (answer of ${starvation.manyKeys.answerB
 while \`/health/live\` answered ${starvation.manyKeys.probes} times, ${starvation.manyKeys.probeFailures} not 200, worst ${starvation.manyKeys.worstProbeMs} ms.
 `
     : ''
-}`;
+}
+
+${replicasSection(suites)}`;
 
 // the repository's Prettier style (CI checks it), when Prettier is installed
 let formatted = md;

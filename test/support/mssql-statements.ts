@@ -70,6 +70,7 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
   await d.versioningState(db('versioningState'), ['users', 'roles']);
   await d.historyRetention(db('historyRetention'), ['users', 'roles']);
   await d.partitionRanges(db('partitionRanges'), 'audit_events');
+  await d.replicaLagSeconds(db('replicaLagSeconds'));
   const runner = {
     ...recorder('MssqlDialect.tryJobLock', out, () => [{ result: -1 }]),
     connect: noop,

@@ -52,12 +52,18 @@ export class TestApp {
   ) {}
 
   static async create(
-    options: { env?: Record<string, string>; clock?: Clock; extraModules?: AppModuleOptions['extraModules'] } = {},
+    options: {
+      /** environment overrides; a function receives the URL of the app's fresh database */
+      env?: Record<string, string> | ((databaseUrl: string) => Record<string, string>);
+      clock?: Clock;
+      extraModules?: AppModuleOptions['extraModules'];
+    } = {},
   ): Promise<TestApp> {
     const { name, url } = await createTestDatabase(loadAppConfig(process.env));
     const engine = engineOf(url);
     const dialect = dialectFor(engine);
-    const config = loadAppConfig({ ...process.env, ...options.env, DATABASE_URL: url });
+    const env = typeof options.env === 'function' ? options.env(url) : options.env;
+    const config = loadAppConfig({ ...process.env, ...env, DATABASE_URL: url });
     const database: DatabaseRuntime = { url, engine, dialect, embedded: false, stop: async () => {} };
     const app = await createApp({ config, database, clock: options.clock, extraModules: options.extraModules });
     return new TestApp(app, app.get<DataSource>(getDataSourceToken()), config, name);

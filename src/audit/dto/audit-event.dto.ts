@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** One audit event as GET /api/v1/audit/events shows it (API.md "Audit"). */
+/** One audit event as GET /api/v1/audit/events shows it (docs/api.md "Audit trail"). */
 export class AuditEventDto {
   @ApiProperty({ example: 1234 }) id: number;
   @ApiProperty({ example: '2025-03-01T12:00:00.123456Z', description: 'UTC, microsecond precision' }) occurredAt: string;

@@ -15,7 +15,7 @@ function IsInstant(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
-/** Query of GET /api/v1/audit/events (SEED 4.4; API.md "Audit"). */
+/** Query of GET /api/v1/audit/events (docs/api.md "Audit trail"). */
 export class AuditEventsQueryDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Only events by this user id.', example: 1, minimum: 1 })
   @IsOptional()

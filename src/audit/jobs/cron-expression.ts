@@ -27,7 +27,7 @@ function quartzDay(token: string, expression: string): string {
   return String(n - 1);
 }
 
-/** SEED 6.3, as written there (UTC). */
+/** The schedules of docs/api.md "Scheduled jobs", in Quartz syntax (UTC). */
 export const SEED_SCHEDULES = {
   partitionManager: '0 0 2 1 * ?',
   retention: '0 0 3 1 1 ?',

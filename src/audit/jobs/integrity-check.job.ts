@@ -10,6 +10,6 @@ export class IntegrityCheckJob {
 
   @Cron(quartzToCron(SEED_SCHEDULES.integrityCheck), { name: 'audit.integrity-check', timeZone: 'UTC', waitForCompletion: true })
   async handle(): Promise<void> {
-    await this.service.run();
+    await this.service.run({ scheduled: true });
   }
 }

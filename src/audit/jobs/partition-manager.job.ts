@@ -10,6 +10,6 @@ export class PartitionManagerJob {
 
   @Cron(quartzToCron(SEED_SCHEDULES.partitionManager), { name: 'audit.partition-manager', timeZone: 'UTC', waitForCompletion: true })
   async handle(): Promise<void> {
-    await this.service.run();
+    await this.service.run({ scheduled: true });
   }
 }

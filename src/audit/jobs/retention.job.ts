@@ -10,6 +10,6 @@ export class RetentionJob {
 
   @Cron(quartzToCron(SEED_SCHEDULES.retention), { name: 'audit.retention', timeZone: 'UTC', waitForCompletion: true })
   async handle(): Promise<void> {
-    await this.service.run();
+    await this.service.run({ scheduled: true });
   }
 }

@@ -20,7 +20,7 @@ export interface StorageCheck {
 export type StorageCheckName = 'versioning' | 'retention' | 'partitions_audit_events' | 'partitions_security_events' | 'freshness';
 
 /**
- * The checks of the audit storage (SEED 4.4 "health", 6.3 "integrity check"), read from the
+ * The checks of the audit storage (GET /health/audit and the integrity check; docs/api.md "Health"), read from the
  * engine's catalog through the dialect. One method per check; the health indicators and the
  * integrity-check job both call them.
  */

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
@@ -22,6 +23,22 @@ export interface JobResult {
   error?: string;
 }
 
+export interface JobRunOptions {
+  /**
+   * A run fired by the schedule: the job lock is kept until SCHEDULED_LOCK_HOLD_MS after the
+   * start even when the work ended sooner, so that an instance whose timer fires a little later
+   * (clock skew, a busy event loop) finds the lock taken instead of running the job again.
+   */
+  scheduled?: boolean;
+}
+
+/**
+ * How long a scheduled run keeps its job lock at least. Every instance fires the same cron
+ * expression; any instance whose clock is within this of the winner's reports `busy`. Far
+ * shorter than the shortest schedule (weekly), so the next slot always finds the lock free.
+ */
+export const SCHEDULED_LOCK_HOLD_MS = 60_000;
+
 export interface JobOutcome {
   status?: 'ok' | 'alert';
   details: Record<string, unknown>;
@@ -30,12 +47,16 @@ export interface JobOutcome {
 /**
  * Runs one maintenance job under its database job lock, so that of several instances started by
  * the same schedule exactly one does the work and the others report `busy`. Logs what happened
- * and counts it (maintenance_job_runs_total; maintenance_job_last_success_timestamp_seconds when
+ * (the record of each run: `context: "Maintenance"`, `job`, `status`) and counts it
+ * (maintenance_job_runs_total; maintenance_job_last_success_timestamp_seconds when
  * the job completed, `ok` or `alert`).
  */
 @Injectable()
-export class MaintenanceJobRunner {
+export class MaintenanceJobRunner implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Maintenance');
+  /** ends the lock holds of scheduled runs when the process stops */
+  private readonly stopping = new AbortController();
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -44,10 +65,10 @@ export class MaintenanceJobRunner {
     private readonly metrics: AppMetrics,
   ) {}
 
-  async run(job: MaintenanceJobName, work: () => Promise<JobOutcome>): Promise<JobResult> {
+  async run(job: MaintenanceJobName, work: () => Promise<JobOutcome>, options: JobRunOptions = {}): Promise<JobResult> {
     let result: JobResult;
     try {
-      result = await this.runLocked(job, work);
+      result = await this.runLocked(job, work, options);
     } catch (err) {
       this.metrics.jobRuns.inc({ job, result: 'failed' }); // the job lock could not even be asked for
       throw err;
@@ -57,7 +78,8 @@ export class MaintenanceJobRunner {
     return result;
   }
 
-  private async runLocked(job: MaintenanceJobName, work: () => Promise<JobOutcome>): Promise<JobResult> {
+  private async runLocked(job: MaintenanceJobName, work: () => Promise<JobOutcome>, options: JobRunOptions): Promise<JobResult> {
+    const started = performance.now();
     const startedAt = this.clock.now().toISOString();
     const lock = await this.dialect.tryJobLock(this.dataSource, `maintenance:${job}`);
     if (!lock) {
@@ -81,7 +103,23 @@ export class MaintenanceJobRunner {
       this.logger.error({ job, status: 'failed', err }, `${job}: failed: ${error}`);
       return { job, status: 'failed', startedAt, finishedAt: this.clock.now().toISOString(), error };
     } finally {
-      await lock.release();
+      const releasing = (async () => {
+        if (options.scheduled) await this.hold(SCHEDULED_LOCK_HOLD_MS - (performance.now() - started));
+        await lock.release();
+      })();
+      this.releasing.add(releasing);
+      await releasing.finally(() => this.releasing.delete(releasing));
     }
+  }
+
+  private async hold(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopping.signal.aborted) return;
+    await sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => {});
+  }
+
+  /** Ends the holds and releases the locks while the pool still exists. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.releasing]);
   }
 }

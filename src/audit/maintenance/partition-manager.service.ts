@@ -5,13 +5,13 @@ import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 import { monthLabel, monthStart, STORAGE_POLICY } from './storage-policy.js';
 
 const STORES: readonly EventStore[] = ['audit_events', 'security_events'];
 
 /**
- * Partition manager (SEED 6.3, `0 0 2 1 * ?`): makes sure both event stores have their monthly
+ * Partition manager (`0 0 2 1 * ?`): makes sure both event stores have their monthly
  * partitions from the current UTC month through the third month ahead — the seed's "month after
  * next" and the health check's 3-month look-ahead. Idempotent: existing partitions are kept.
  */
@@ -25,16 +25,20 @@ export class PartitionManagerService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('partition-manager', async () => {
-      const now = this.clock.now();
-      const first = monthStart(now);
-      const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
-      const created: Record<string, number> = {};
-      for (const store of STORES) {
-        created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
-      }
-      return { details: { from: monthLabel(first), through: monthLabel(last), created } };
-    });
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run(
+      'partition-manager',
+      async () => {
+        const now = this.clock.now();
+        const first = monthStart(now);
+        const last = monthStart(now, STORAGE_POLICY.partitionLookaheadMonths);
+        const created: Record<string, number> = {};
+        for (const store of STORES) {
+          created[store] = await this.dialect.ensureMonthlyPartitions(this.dataSource, store, first, last, this.config.db.maintenanceTimeoutMs);
+        }
+        return { details: { from: monthLabel(first), through: monthLabel(last), created } };
+      },
+      options,
+    );
   }
 }

@@ -4,11 +4,11 @@ import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from './maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner, type JobRunOptions } from './maintenance-job.runner.js';
 import { STORAGE_POLICY, yearsBefore } from './storage-policy.js';
 
 /**
- * Retention enforcer (SEED 6.3 and 8, `0 0 3 1 1 ?`): audit rows older than 10 years and
+ * Retention enforcer (`0 0 3 1 1 ?`): audit rows older than 10 years and
  * security rows older than 5 go — whole partitions where every row is expired, chunked deletes
  * in the partition the cutoff falls in — and, on PostgreSQL, history versions that ended more than
  * 10 years ago (SQL Server's temporal tables do that natively). Idempotent.
@@ -22,14 +22,18 @@ export class RetentionService {
     private readonly clock: Clock,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('retention', async () => {
-      const now = this.clock.now();
-      const audit = await this.expireStore('audit_events', yearsBefore(now, STORAGE_POLICY.auditRetentionYears));
-      const security = await this.expireStore('security_events', yearsBefore(now, STORAGE_POLICY.securityRetentionYears));
-      const history = await this.expireHistory(yearsBefore(now, STORAGE_POLICY.historyRetentionYears));
-      return { details: { audit_events: audit, security_events: security, history } };
-    });
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run(
+      'retention',
+      async () => {
+        const now = this.clock.now();
+        const audit = await this.expireStore('audit_events', yearsBefore(now, STORAGE_POLICY.auditRetentionYears));
+        const security = await this.expireStore('security_events', yearsBefore(now, STORAGE_POLICY.securityRetentionYears));
+        const history = await this.expireHistory(yearsBefore(now, STORAGE_POLICY.historyRetentionYears));
+        return { details: { audit_events: audit, security_events: security, history } };
+      },
+      options,
+    );
   }
 
   private async expireStore(store: EventStore, cutoff: Date) {

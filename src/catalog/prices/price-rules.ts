@@ -1,6 +1,6 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 
-/** "Today" for prices is the calendar date in Buenos Aires (API.md "Catalog"). */
+/** "Today" for prices is the calendar date in Buenos Aires (docs/api.md "Catalog"). */
 export const ARGENTINA_TIME_ZONE = 'America/Argentina/Buenos_Aires';
 
 /** Largest amount numeric(12,2) holds. */

@@ -12,7 +12,7 @@ import { ProductPriceEntity } from './product-price.entity.js';
 import { todayInArgentina } from './price-rules.js';
 
 /**
- * The forward-only price history of a product (SEED 4.10). Append-only: there is no update or
+ * The forward-only price history of a product. Append-only: there is no update or
  * delete. Adding a price locks the product row for the rest of the transaction, so of two
  * concurrent adds the second sees the first one's date (and the unique (product, date) index backs
  * it up).

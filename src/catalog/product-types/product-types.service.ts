@@ -19,10 +19,11 @@ import {
   type UpdateProductTypeDto,
 } from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Product types (SEED 4.9). The four domain errors: 404 `no_encontrado`, 409 `duplicado`
+ * Product types. The four domain errors: 404 `no_encontrado`, 409 `duplicado`
  * (codigo), 409 `tipo_producto_inactivo` (update of an inactive one), 409 `tipo_producto_en_uso`
  * (deactivate while active products use it).
  */
@@ -30,6 +31,7 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 export class ProductTypesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -38,15 +40,17 @@ export class ProductTypesService {
 
   async list(query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(ProductTypeEntity, 't');
-    if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
-    if (query.search) {
-      qb.andWhere(containsAny(['t.codigo', 't.nombre']), { pattern: containsPattern(query.search) });
-    }
-    const [rows, total] = await applySort(qb, 't', query.sort, PRODUCT_TYPE_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(ProductTypeEntity, 't');
+      if (query.activo !== undefined) qb.andWhere('t.activo = :activo', { activo: query.activo });
+      if (query.search) {
+        qb.andWhere(containsAny(['t.codigo', 't.nombre']), { pattern: containsPattern(query.search) });
+      }
+      return applySort(qb, 't', query.sort, PRODUCT_TYPE_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
+        .skip(skip)
+        .take(take)
+        .getManyAndCount();
+    });
     return { items: rows.map((r) => ProductTypeDto.of(r)), total, page, pageSize };
   }
 

@@ -16,10 +16,11 @@ import { RubrosService } from '../rubros/rubros.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductDto, PRODUCT_SORT_FIELDS, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Products (SEED 2.6, 4.9): a product references an existing, active rubro and product type. The
+ * Products: a product references an existing, active rubro and product type. The
  * referenced rows are share-locked for the rest of the request, so their deactivation (which
  * checks for active products) cannot slip in between.
  */
@@ -27,6 +28,7 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 export class ProductsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly rubros: RubrosService,
     private readonly types: ProductTypesService,
@@ -37,17 +39,19 @@ export class ProductsService {
 
   async list(query: ProductsQueryDto): Promise<Page<ProductDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(ProductEntity, 'p');
-    if (query.rubroId !== undefined) qb.andWhere('p.rubroId = :rubroId', { rubroId: query.rubroId });
-    if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
-    if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
-    if (query.search) {
-      qb.andWhere(containsAny(['p.codigo', 'p.nombre']), { pattern: containsPattern(query.search) });
-    }
-    const [rows, total] = await applySort(qb, 'p', query.sort, PRODUCT_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(ProductEntity, 'p');
+      if (query.rubroId !== undefined) qb.andWhere('p.rubroId = :rubroId', { rubroId: query.rubroId });
+      if (query.productTypeId !== undefined) qb.andWhere('p.productTypeId = :productTypeId', { productTypeId: query.productTypeId });
+      if (query.activo !== undefined) qb.andWhere('p.activo = :activo', { activo: query.activo });
+      if (query.search) {
+        qb.andWhere(containsAny(['p.codigo', 'p.nombre']), { pattern: containsPattern(query.search) });
+      }
+      return applySort(qb, 'p', query.sort, PRODUCT_SORT_FIELDS, [{ field: 'codigo', direction: 'ASC' }])
+        .skip(skip)
+        .take(take)
+        .getManyAndCount();
+    });
     return { items: rows.map((r) => ProductDto.of(r)), total, page, pageSize };
   }
 

@@ -1,5 +1,5 @@
 /**
- * Pure rules of the rubro tree (SEED 3.3, 8): levels, depth limit, cycles and the nested answer.
+ * Pure rules of the rubro tree (docs/api.md "Catalog"): levels, depth limit, cycles and the nested answer.
  * Roots are level 1; no node may sit below level `maxDepth`.
  */
 

@@ -10,7 +10,7 @@ import { RubrosRepository, type RubroWithChain } from './rubros.repository.js';
 import { buildRubroTree, createsCycle, exceedsMaxDepth, type RubroTreeNode, type RubroTreeRow } from './rubro-tree.js';
 
 /**
- * The rubro tree (SEED 2.6, 3.2, 3.3, 4.8, 8).
+ * The rubro tree (docs/api.md "Catalog").
  *
  * Concurrency: every change first takes the tree lock — a move exclusively, everything else
  * shared — and then row-locks the rubros it checks (in id order). So a move runs alone: the

@@ -13,7 +13,7 @@ const toBool = ({ value }: { value: unknown }) => {
 const emptyToUndefined = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /**
- * Every environment variable the service reads (API.md "Runtime configuration" plus the
+ * Every environment variable the service reads (README.md "Configuration" plus the
  * operational ones). Validated once at boot; a bad value stops the process with a message
  * that names the variable and its expected form.
  */
@@ -47,6 +47,27 @@ export class EnvironmentVariables {
     message: 'DATABASE_URL must be a postgres://user:pass@host:port/db or mssql://user:pass@host:port/db URL (sqlserver:// too)',
   })
   DATABASE_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^(postgres|postgresql|mssql|sqlserver):\/\/.+/, {
+    message: 'DATABASE_READ_URL must be a postgres://… or mssql://… URL of a read replica of DATABASE_URL (same engine), or empty',
+  })
+  DATABASE_READ_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_READ_MAX_LAG_SECONDS must be an integer number of seconds from 0 to 86400' })
+  @Min(0, { message: 'DATABASE_READ_MAX_LAG_SECONDS must be an integer number of seconds from 0 to 86400' })
+  @Max(86400, { message: 'DATABASE_READ_MAX_LAG_SECONDS must be an integer number of seconds from 0 to 86400' })
+  DATABASE_READ_MAX_LAG_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'DB_READ_POOL_SIZE must be an integer from 1 to 200' })
+  @Min(1, { message: 'DB_READ_POOL_SIZE must be an integer from 1 to 200' })
+  @Max(200, { message: 'DB_READ_POOL_SIZE must be an integer from 1 to 200' })
+  DB_READ_POOL_SIZE?: number;
 
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -284,6 +305,18 @@ export interface AppConfig {
      */
     appRole: string;
   };
+  /**
+   * The read replica (DATABASE_READ_URL) that serves the audit query and the large paged lists,
+   * or undefined: everything reads the primary. docs/operations.md "Scaling out".
+   */
+  readReplica:
+    | {
+        url: string;
+        /** beyond this lag (or when it cannot be measured) those reads go to the primary */
+        maxLagSeconds: number;
+        poolSize: number;
+      }
+    | undefined;
   shutdownTimeoutMs: number;
 }
 
@@ -332,6 +365,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be given together (PEM, RS256, 2048 bits or more)');
   if (privateKeyPem && publicKeyPem) checkRsaKeyPair(privateKeyPem, publicKeyPem, problems);
 
+  if (vars.DATABASE_READ_URL) {
+    if (!vars.DATABASE_URL)
+      problems.push('DATABASE_READ_URL needs DATABASE_URL: a read replica replicates the primary of DATABASE_URL, never the embedded database');
+    else if (engineOfScheme(vars.DATABASE_READ_URL) !== engineOfScheme(vars.DATABASE_URL))
+      problems.push('DATABASE_READ_URL must use the engine of DATABASE_URL (a replica of the same database)');
+  }
   if (problems.length) throw new ConfigValidationError(problems);
 
   const isTest = nodeEnv === 'test';
@@ -378,7 +417,18 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       appRole: vars.DATABASE_APP_ROLE ?? (isTest ? '' : 'medios_app'),
     },
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS ?? 10000,
+    readReplica: vars.DATABASE_READ_URL
+      ? {
+          url: vars.DATABASE_READ_URL,
+          maxLagSeconds: vars.DATABASE_READ_MAX_LAG_SECONDS ?? 30,
+          poolSize: vars.DB_READ_POOL_SIZE ?? vars.DB_POOL_SIZE ?? 10,
+        }
+      : undefined,
   };
+}
+
+function engineOfScheme(url: string): 'postgres' | 'mssql' {
+  return /^postgres/i.test(url) ? 'postgres' : 'mssql';
 }
 
 function parseTrustProxy(v: string | undefined): boolean | string {

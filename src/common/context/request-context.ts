@@ -19,7 +19,7 @@ export interface RequestStore extends ClsStore {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The client's X-Correlation-Id when it is a GUID, else a new one (SEED 5.7). */
+/** The client's X-Correlation-Id when it is a GUID, else a new one. */
 export function correlationIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   return value && GUID.test(value.trim()) ? value.trim().toLowerCase() : randomUUID();

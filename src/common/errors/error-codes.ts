@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 
 /**
- * The stable machine codes of API.md "Errors" and the HTTP status each one maps to.
+ * The stable machine codes of docs/api.md "Errors" and the HTTP status each one maps to.
  * Services throw DomainError with one of these codes; the exception filter turns it into
  * a problem document (or `{error, message}` on fiscal routes).
  */

@@ -39,14 +39,14 @@ export interface RenderOptions {
 }
 
 /**
- * The one error model of the service (API.md "Errors"). Used by the Nest exception filter and by
+ * The one error model of the service (docs/api.md "Errors"). Used by the Nest exception filter and by
  * fastify's own error paths (body parsing, bad URLs), so every error answer has the same shape.
  * Never puts a stack trace, SQL text or a secret in the body.
  */
 export function renderError(err: unknown, req: RequestLike, options: RenderOptions = {}): RenderedError {
   const path = req.url.split('?')[0] ?? req.url;
   if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
-    // probes answer with the @nestjs/terminus body {status, info, error, details} (API.md "Audit")
+    // probes answer with the @nestjs/terminus body {status, info, error, details} (docs/api.md "Health")
     const body = err.getResponse();
     if (body && typeof body === 'object')
       return {

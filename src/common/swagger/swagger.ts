@@ -41,7 +41,7 @@ export function setupSwagger(app: INestApplication): void {
   });
 }
 
-/** Names each operation's required permission in its description too (API.md "Headers and transport"). */
+/** Names each operation's required permission in its description too (docs/api.md "Permissions"). */
 function namePermissions(doc: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{ description?: string; 'x-required-permission'?: string | string[] } | undefined>) {

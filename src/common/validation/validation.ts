@@ -105,7 +105,7 @@ export function createValidationPipe(): ValidationPipe {
 
 /**
  * Marks a property of an update body that the contract declares immutable: any value for it,
- * null included, is a 400 `campo_inmutable` (API.md Conventions).
+ * null included, is a 400 `campo_inmutable` (docs/api.md "Conventions").
  */
 export function ImmutableField(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {

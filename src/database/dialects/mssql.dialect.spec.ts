@@ -355,3 +355,34 @@ SELECT @result AS result;`);
     });
   });
 });
+
+describe('MssqlDialect read replica', () => {
+  const settings = {
+    url: 'mssql://u:p@ag-listener:1433/medios',
+    poolSize: 5,
+    statementTimeoutMs: 1000,
+    connectTimeoutMs: 1000,
+    applicationName: 'x',
+  };
+
+  it('connects a replica pool with ApplicationIntent=ReadOnly (readOnlyIntent), the primary pool without it', () => {
+    const replica = dialect.dataSourceOptions({ ...settings, readOnly: true }) as unknown as { options: Record<string, unknown> };
+    const primary = dialect.dataSourceOptions(settings) as unknown as { options: Record<string, unknown> };
+    expect(replica.options.readOnlyIntent).toBe(true);
+    expect(primary.options.readOnlyIntent).toBeUndefined();
+  });
+
+  it('reads the lag from the local row of sys.dm_hadr_database_replica_states: 0 when caught up or primary, unknown when suspended', async () => {
+    const lag = async (row: Record<string, unknown> | undefined) => {
+      const { db, calls } = fakeDb([row ? [row] : []]);
+      const value = await dialect.replicaLagSeconds(db);
+      expect(calls[0]!.sql).toMatch(/sys\.dm_hadr_database_replica_states[\s\S]*DB_ID\(\)[\s\S]*is_local = 1/);
+      return value;
+    };
+    expect(await lag(undefined)).toBe(0); // not in an availability group: not a replica
+    expect(await lag({ is_primary_replica: true, state: 'SYNCHRONIZED', redo_queue_size: 10, lag_ms: 9000 })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZED', redo_queue_size: 0, lag_ms: 600000 })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBe(4.5);
+    expect(await lag({ is_primary_replica: false, state: 'NOT SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBeNull();
+  });
+});

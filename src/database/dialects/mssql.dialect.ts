@@ -99,9 +99,29 @@ export class MssqlDialect implements SqlDialect {
         // (?trustServerCertificate=true: a development server with a self-signed certificate)
         trustServerCertificate: flag('trustServerCertificate', false),
         appName: s.applicationName,
+        // ApplicationIntent=ReadOnly: the availability group listener routes to a readable secondary
+        ...(s.readOnly ? { readOnlyIntent: true } : {}),
         ...(instanceName ? { instanceName } : {}),
       },
     } as unknown as DataSourceOptions;
+  }
+
+  async replicaLagSeconds(replica: DataSource): Promise<number | null> {
+    // The local row of this database on the secondary: caught up when nothing waits to be redone;
+    // otherwise the age of the last commit it redid (the DMV's times are the server's local time).
+    // No row: the database is in no availability group, i.e. not a replica.
+    const rows: Array<{ is_primary_replica: boolean; state: string; redo_queue_size: number | null; lag_ms: number | string | null }> =
+      await replica.query(
+        `SELECT rs.is_primary_replica, rs.synchronization_state_desc AS state, rs.redo_queue_size,
+                DATEDIFF_BIG(millisecond, rs.last_commit_time, SYSDATETIME()) AS lag_ms
+           FROM sys.dm_hadr_database_replica_states rs
+          WHERE rs.database_id = DB_ID() AND rs.is_local = 1`,
+      );
+    const row = rows[0];
+    if (!row || row.is_primary_replica) return 0;
+    if (row.state === 'NOT SYNCHRONIZING') return null;
+    if (!row.redo_queue_size) return 0;
+    return row.lag_ms === null ? null : Math.max(0, Number(row.lag_ms) / 1000);
   }
 
   isUniqueViolation(err: unknown): boolean {

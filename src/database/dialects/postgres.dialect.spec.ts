@@ -70,3 +70,13 @@ describe('PostgresDialect jsonArrayContains', () => {
     expect(() => dialect.jsonArrayContains('u.permission_overrides', 'denied', "'x'")).toThrow('not a :named parameter');
   });
 });
+
+describe('PostgresDialect read replica', () => {
+  it('starts every session of a replica pool read-only, and keeps the role switch', () => {
+    const settings = { url: 'postgres://u@standby/medios', poolSize: 5, statementTimeoutMs: 1000, connectTimeoutMs: 1000, applicationName: 'x' };
+    const options = (o: object) =>
+      (new PostgresDialect().dataSourceOptions({ ...settings, ...o }) as unknown as { extra: { options: string } }).extra.options;
+    expect(options({ readOnly: true, role: 'medios_app' })).toBe('-c TimeZone=UTC -c role=medios_app -c default_transaction_read_only=on');
+    expect(options({})).toBe('-c TimeZone=UTC');
+  });
+});

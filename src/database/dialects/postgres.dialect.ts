@@ -58,9 +58,27 @@ export class PostgresDialect implements SqlDialect {
         idleTimeoutMillis: 30_000,
         statement_timeout: s.statementTimeoutMs,
         query_timeout: s.statementTimeoutMs + 1000,
-        options: s.role ? `-c TimeZone=UTC -c role=${assertIdentifier(s.role)}` : '-c TimeZone=UTC',
+        options: [
+          '-c TimeZone=UTC',
+          ...(s.role ? [`-c role=${assertIdentifier(s.role)}`] : []),
+          // nothing can write through a replica's pool, even one pointed at a primary by mistake
+          ...(s.readOnly ? ['-c default_transaction_read_only=on'] : []),
+        ].join(' '),
       },
     };
+  }
+
+  async replicaLagSeconds(replica: DataSource): Promise<number | null> {
+    // An idle primary sends no new transactions, so `now() - last replay` grows although the
+    // standby misses nothing: when everything received has been replayed the lag is 0.
+    const [row]: Array<{ lag: number | string | null }> = await replica.query(
+      `SELECT CASE
+                WHEN NOT pg_is_in_recovery() THEN 0
+                WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())::float8
+              END AS lag`,
+    );
+    return row?.lag === null || row?.lag === undefined ? null : Math.max(0, Number(row.lag));
   }
 
   isUniqueViolation(err: unknown): boolean {

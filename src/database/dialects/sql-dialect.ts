@@ -18,6 +18,12 @@ export interface ConnectionSettings {
    * made a member of the restricted role instead (migrations/mssql/1763712600000-append-only.ts).
    */
   role?: string;
+  /**
+   * A read replica's pool: PostgreSQL sessions start read-only (`default_transaction_read_only`),
+   * SQL Server connects with `ApplicationIntent=ReadOnly`, which an availability group's listener
+   * routes to a readable secondary.
+   */
+  readOnly?: boolean;
 }
 
 /** The two append-only event stores, partitioned monthly by occurred_at (UTC). */
@@ -213,6 +219,14 @@ export interface SqlDialect {
    */
   deleteHistoryOlderThan(db: Queryable, table: string, cutoff: Date, chunk: number): Promise<number | null>;
 
+  /**
+   * How far behind its primary the replica that `replica` is connected to is, in seconds: 0 when
+   * it has applied everything it received (or is not a replica at all), null when the engine
+   * cannot tell (nothing replayed yet, data movement stopped). PostgreSQL: `now() -
+   * pg_last_xact_replay_timestamp()` on the standby; SQL Server: the local database's state in
+   * sys.dm_hadr_database_replica_states on the readable secondary.
+   */
+  replicaLagSeconds(replica: DataSource): Promise<number | null>;
   /** Rows of an event store in id order (integrity: sealing reads `seal` columns, verification `full`). */
   eventRows(store: EventStore, selection: EventIdSelection, columns: 'seal' | 'full'): SqlStatement;
 

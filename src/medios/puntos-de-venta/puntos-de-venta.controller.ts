@@ -17,7 +17,7 @@ import { byId, Versioned } from '../../common/versioning/versioned.decorator.js'
 
 export const PUNTOS_DE_VENTA_PERMISSION = 'administracion:puntos_de_venta:gestionar';
 
-/** The eight operations of API.md "Puntos de venta"; one of them lives under /medios/{medioId}. */
+/** The eight operations of puntos de venta (docs/api.md); one of them lives under /medios/{medioId}. */
 
 /** If-Match of its changes: the version of its row, the representation of its GET. */
 const PUNTO_DE_VENTA = byId('puntos_de_venta', PuntosDeVentaService, (s, id) => s.get(id));

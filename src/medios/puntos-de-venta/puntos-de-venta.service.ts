@@ -19,10 +19,11 @@ import {
   type UpdatePuntoDeVentaDto,
 } from './dto/punto-de-venta.dto.js';
 import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
+import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 
 /**
- * Puntos de venta (SEED 2.6, 3.2, 4.6): numeroAFIP unique within the medio; create and update
+ * Puntos de venta: numeroAFIP unique within the medio; create and update
  * need an active medio (409 `medio_inactivo`); an inactive point of sale may still be updated.
  * There is deliberately no number reservation or next-number operation.
  */
@@ -30,6 +31,7 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 export class PuntosDeVentaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly reads: ReplicaReads,
     private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
@@ -61,14 +63,16 @@ export class PuntosDeVentaService {
 
   async list(query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
     const { page, pageSize, skip, take } = pageOf(query);
-    const qb = this.txHost.tx.createQueryBuilder(PuntoDeVentaEntity, 'pv');
-    if (query.medioId !== undefined) qb.andWhere('pv.medioId = :medioId', { medioId: query.medioId });
-    if (query.activo !== undefined) qb.andWhere('pv.activo = :activo', { activo: query.activo });
-    const defaultOrder: SortKey[] = [
-      { field: 'medioId', direction: 'ASC' },
-      { field: 'numeroAFIP', direction: 'ASC' },
-    ];
-    const [rows, total] = await applySort(qb, 'pv', query.sort, PUNTO_DE_VENTA_SORT_FIELDS, defaultOrder).skip(skip).take(take).getManyAndCount();
+    const [rows, total] = await this.reads.read((db) => {
+      const qb = db.createQueryBuilder(PuntoDeVentaEntity, 'pv');
+      if (query.medioId !== undefined) qb.andWhere('pv.medioId = :medioId', { medioId: query.medioId });
+      if (query.activo !== undefined) qb.andWhere('pv.activo = :activo', { activo: query.activo });
+      const defaultOrder: SortKey[] = [
+        { field: 'medioId', direction: 'ASC' },
+        { field: 'numeroAFIP', direction: 'ASC' },
+      ];
+      return applySort(qb, 'pv', query.sort, PUNTO_DE_VENTA_SORT_FIELDS, defaultOrder).skip(skip).take(take).getManyAndCount();
+    });
     return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
   }
 

@@ -131,5 +131,5 @@ export class UsuarioDto {
   }
 }
 
-/** The answer of POST /api/v1/users: the same shape as UsuarioDto (API.md `UsuarioCreatedDto`). */
+/** The answer of POST /api/v1/users: the same shape as UsuarioDto (`UsuarioCreatedDto` in the OpenAPI document). */
 export class UsuarioCreatedDto extends UsuarioDto {}
