@@ -278,7 +278,7 @@ describe('abuse resistance: no caller can starve the service', () => {
         JSON.stringify({ codigo: 'A', nombre: 'b', nested: Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, i])) }),
       );
       expectProblem(tooMany, 400, 'validacion');
-      expect(tooMany.body.errors).toEqual([{ field: 'body', message: expect.stringContaining('1000 propiedades') }]);
+      expect(tooMany.body.errors).toEqual([{ field: 'body', code: 'maxProperties', message: expect.stringContaining('1000 propiedades') }]);
       expect((await shape(nested(33))).body.errors?.[0]?.message).toContain('32 niveles');
       expect((await shape(items(1001), '/api/v1/roles/supervisor/permisos')).body.errors?.[0]?.message).toContain('1000 elementos');
 

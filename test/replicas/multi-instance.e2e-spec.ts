@@ -135,9 +135,53 @@ describe('three instances on one database, requests round-robin', () => {
     figures.antiLockoutRounds = rounds;
   });
 
-  // Further rules that must hold across instances (concurrent `If-Match` changes: one success; a
-  // session ended on one instance refused on the others at once) are one more `it` each here,
-  // with `cluster.call` (round-robin) or `cluster.on(i, …)` (a chosen instance) and `admin`.
+  it('10 parallel If-Match changes of one medio spread over the instances: exactly one 200, nine 412 version_obsoleta, the winner’s nombre stored', async () => {
+    const created = await cluster.call('POST', '/api/v1/admin/medios', {
+      token: admin,
+      body: { codigo: `IFM_${uid()}`, nombre: 'Antes de la carrera' },
+    });
+    expect(created.status).toBe(201);
+    const id = Number(created.body.id);
+    const read = await cluster.call('GET', `/api/v1/admin/medios/${id}`, { token: admin });
+    const etag = read.headers.get('etag');
+    expect(read.status).toBe(200);
+    expect(etag).toBeTruthy();
+    const nombres = Array.from({ length: 10 }, (_, n) => `Cambio ${n + 1} desde la instancia ${n % cluster.count}`);
+    const answers = await Promise.all(
+      nombres.map((nombre, n) =>
+        cluster.on(n % cluster.count, 'PUT', `/api/v1/admin/medios/${id}`, { token: admin, body: { nombre }, headers: { 'if-match': etag! } }),
+      ),
+    );
+    figures.ifMatch = summary(answers);
+    expect(summary(answers)).toEqual({ '200': 1, '412 version_obsoleta': 9 });
+    const winner = nombres[answers.findIndex((a) => a.status === 200)];
+    expect(answers.find((a) => a.status === 200)!.body.nombre).toBe(winner);
+    expect((await cluster.query('SELECT nombre FROM medios WHERE id = $1', [id]))[0].nombre).toBe(winner);
+    // every instance now reads the winner's change
+    for (let i = 0; i < cluster.count; i++)
+      expect((await cluster.on(i, 'GET', `/api/v1/admin/medios/${id}`, { token: admin })).body.nombre).toBe(winner);
+  });
+
+  it('a session ended on one instance: its access token is 401 on the other instances at once and its refresh token is refused', async () => {
+    const user = await cluster.createUser('cajero');
+    const before: Answer[] = [];
+    for (let i = 0; i < cluster.count; i++) before.push(await cluster.on(i, 'GET', '/api/v1/auth/me', { token: user.token }));
+    expect(summary(before)).toEqual({ '200': cluster.count });
+    const list = await cluster.on(0, 'GET', '/api/v1/auth/sessions', { token: user.token });
+    expect(list.status).toBe(200);
+    const current = (list.body as Array<{ id: string; current: boolean }>).filter((s) => s.current);
+    expect(current).toHaveLength(1);
+    const ended = await cluster.on(0, 'DELETE', `/api/v1/auth/sessions/${current[0]!.id}`, { token: user.token });
+    expect(ended.status).toBe(204);
+    // no wait between the end and these requests: no instance may keep the session in memory
+    const after: Answer[] = [];
+    for (let i = 1; i < cluster.count; i++) after.push(await cluster.on(i, 'GET', '/api/v1/auth/me', { token: user.token }));
+    const refresh = await cluster.on(1, 'POST', '/api/v1/auth/refresh', { body: { accessToken: user.token, refreshToken: user.refreshToken } });
+    figures.sessionEnded = { before: summary(before), otherInstancesAfter: summary(after), refresh: summary([refresh]) };
+    expect(after.map((a) => a.status)).toEqual(Array.from({ length: cluster.count - 1 }, () => 401));
+    expect(refresh.status).toBe(401);
+    expect(refresh.body?.code).toBe('refresh_invalido');
+  });
 });
 
 describe('scheduled maintenance jobs fired on three instances at the same moment', () => {

@@ -40,6 +40,14 @@ ${f.startMs} ms), and a real PostgreSQL streaming standby made with \`pg_basebac
 | Login throttle: 10 wrong passwords spread over the three, then the right one on each | ${fmt(f.throttle?.failuresSpread)}, then ${fmt(f.throttle?.rightPasswordAfter)} | ${f.throttle?.rightPasswordAfter?.['429 demasiados_intentos'] === 3 ? 'held' : '**FAILED**'} |
 | Login throttle: a burst of 30 wrong passwords over the three | ${fmt(f.throttleBurst)} | ${(f.throttleBurst?.['401 credenciales_invalidas'] ?? 0) >= 10 ? 'held' : '**FAILED**'} |
 | Anti-lockout: three administrators deactivating each other at once (${rounds.length} rounds) | ${rounds.map(fmt).join('; ')}; at least one active administrator with both permissions after every round | held |
+| 10 parallel \`PUT /api/v1/admin/medios/{id}\` with one \`If-Match\`, round-robin over the three | ${fmt(f.ifMatch)}; the winner's nombre stored and read by all three | ${f.ifMatch?.['200'] === 1 && f.ifMatch?.['412 version_obsoleta'] === 9 ? 'held' : '**FAILED**'} |
+| A session ended on instance 0 (\`DELETE /api/v1/auth/sessions/{id}\`) | access token before: ${fmt(f.sessionEnded?.before)}; right after on instances 1 and 2: ${fmt(f.sessionEnded?.otherInstancesAfter)}; its refresh token: ${fmt(f.sessionEnded?.refresh)} | ${
+    Object.entries(f.sessionEnded?.otherInstancesAfter ?? {})
+      .filter(([a]) => a.startsWith('401'))
+      .reduce((n, [, c]) => n + c, 0) === 2 && f.sessionEnded?.refresh?.['401 refresh_invalido'] === 1
+      ? 'held'
+      : '**FAILED**'
+  } |
 | Scheduled jobs fired on all three at the same instant (clocks shifted alike) | ${jobs.map(([job, statuses]) => `${job}: ${statuses.join(', ')} (outcomes ${f.jobOutcomeSpreadMs?.[job]} ms apart)`).join('; ')} | ${jobsHeld === 3 ? 'held' : '**FAILED**'} |
 
 | Read replica (PostgreSQL streaming standby) | Figure |

@@ -100,7 +100,16 @@ export const FLOWS: Flow[] = [
   {
     name: '401 → refresh → retry: an expired access token is renewed once and the call answered',
     async run(ctx) {
-      const { client, store } = await ctx.signIn(ctx.adminCredentials.username, ctx.adminCredentials.password);
+      // a user of its own: signing out ends every session of the caller, the shared admin client's too
+      const tag = ctx.tag();
+      const password = `Clave-${tag}-2025!`;
+      expectData(
+        await ctx.admin.POST('/api/v1/users', {
+          body: { username: `${tag}_ref`, password, nombre: 'Re', apellido: 'Fresh', email: `${tag}_ref@example.test`, rol: 'supervisor' },
+        }),
+        201,
+      );
+      const { client, store } = await ctx.signIn(`${tag}_ref`, password);
       const me = expectData(await client.GET('/api/v1/auth/me'), 200);
       const before = store.get();
       if (!before) throw new Error('not signed in');
@@ -382,6 +391,47 @@ export const FLOWS: Flow[] = [
       }
       assert.equal(seen.length, 5);
       equalJson(seen, [...new Set(seen)]);
+    },
+  },
+  {
+    name: 'sessions: two sign-ins are two sessions, one current; ending the other refuses its access token',
+    async run(ctx) {
+      const tag = ctx.tag();
+      const password = `Clave-${tag}-2025!`;
+      const username = `${tag}_ses`;
+      expectData(
+        await ctx.admin.POST('/api/v1/users', {
+          body: { username, password, nombre: 'Ses', apellido: 'Iones', email: `${tag}_ses@example.test`, rol: 'cajero' },
+        }),
+        201,
+      );
+      const laptop = await ctx.signIn(username, password);
+      const phone = await ctx.signIn(username, password);
+      const listed = expectData(await phone.client.GET('/api/v1/auth/sessions'), 200);
+      assert.equal(listed.length, 2);
+      const current = listed.filter((s) => s.current);
+      assert.equal(current.length, 1);
+      const other = first(
+        listed.filter((s) => !s.current),
+        'other session',
+      );
+      assert.notEqual(other.id, first(current, 'current session').id);
+      const laptopTokens = laptop.store.get();
+      if (!laptopTokens) throw new Error('not signed in');
+      // the laptop's token works until its session is ended from the phone
+      expectData(await ctx.anonymous.GET('/api/v1/auth/me', { headers: { Authorization: `Bearer ${laptopTokens.accessToken}` } }), 200);
+      const ended = await phone.client.DELETE('/api/v1/auth/sessions/{id}', { params: { path: { id: other.id } } });
+      assert.equal(ended.response.status, 204);
+      const left = expectData(await phone.client.GET('/api/v1/auth/sessions'), 200);
+      equalJson(
+        left.map((s) => ({ id: s.id, current: s.current })),
+        [{ id: first(current, 'current session').id, current: true }],
+      );
+      expectProblem(
+        await ctx.anonymous.GET('/api/v1/auth/me', { headers: { Authorization: `Bearer ${laptopTokens.accessToken}` } }),
+        401,
+        'no_autenticado',
+      );
     },
   },
 ];

@@ -37,17 +37,18 @@ export function jsonShapeProblem(text: string): FieldError | undefined {
       continue;
     }
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (open.length >= MAX_JSON_DEPTH) return { field: 'body', message: `el cuerpo anida más de ${MAX_JSON_DEPTH} niveles` };
+      if (open.length >= MAX_JSON_DEPTH) return { field: 'body', code: 'maxDepth', message: `el cuerpo anida más de ${MAX_JSON_DEPTH} niveles` };
       open.push(c === OPEN_ARRAY ? 0 : -1);
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       open.pop();
     } else if (c === COLON) {
-      if (++properties > MAX_JSON_PROPERTIES) return { field: 'body', message: `el cuerpo tiene más de ${MAX_JSON_PROPERTIES} propiedades` };
+      if (++properties > MAX_JSON_PROPERTIES)
+        return { field: 'body', code: 'maxProperties', message: `el cuerpo tiene más de ${MAX_JSON_PROPERTIES} propiedades` };
     } else if (c === COMMA) {
       const last = open.length - 1;
       // n commas separate n + 1 items
       if (last >= 0 && open[last]! >= 0 && ++open[last]! >= MAX_JSON_ARRAY_ITEMS) {
-        return { field: 'body', message: `una lista del cuerpo tiene más de ${MAX_JSON_ARRAY_ITEMS} elementos` };
+        return { field: 'body', code: 'maxItems', message: `una lista del cuerpo tiene más de ${MAX_JSON_ARRAY_ITEMS} elementos` };
       }
     }
   }

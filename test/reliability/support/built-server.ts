@@ -167,7 +167,7 @@ export async function call(
   port: number,
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; timeoutMs?: number } = {},
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Answer> {
   const started = performance.now();
   try {
@@ -176,6 +176,7 @@ export async function call(
       headers: {
         ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...options.headers,
       },
       body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),

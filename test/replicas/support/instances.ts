@@ -83,7 +83,7 @@ export class Instances {
 
   on(i: number, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
     this.served[i] = (this.served[i] ?? 0) + 1;
-    return call(this.servers[i]!.port, method, path, { token: options.token, body: options.body, timeoutMs: 30_000 });
+    return call(this.servers[i]!.port, method, path, { token: options.token, body: options.body, headers: options.headers, timeoutMs: 30_000 });
   }
 
   /** Raw SQL as the schema owner, `$n` placeholders. */
