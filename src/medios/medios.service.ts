@@ -44,7 +44,7 @@ const toEntity = (r: MedioRow): MedioEntity => ({
  */
 @Injectable()
 export class MediosService {
-  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`);
+  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`, { name: 'medio_by_id' });
   private readonly insert: PreparedStatement<MedioRow>;
 
   constructor(
@@ -54,7 +54,7 @@ export class MediosService {
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
-    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ));
+    this.insert = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ), { name: 'medio_insert' });
   }
 
   /** One statement: the store's unique index on codigo answers a duplicate (409), concurrent creates included. */
