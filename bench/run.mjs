@@ -270,8 +270,9 @@ try {
     noteRss('audit');
   }
 
-  if (want('mutation')) {
-    const label = 'Audited mutation `POST /api/v1/admin/medios`, 50 connections';
+  // the audited create at 20 and at 50 connections
+  for (const connections of want('mutation') ? [20, 50] : []) {
+    const label = `Audited mutation \`POST /api/v1/admin/medios\`, ${connections} connections`;
     if (!facts.medios) check(label, 'throughput, service ÷ baseline', 'not run: the endpoint answers 404', '≥ 0.7×', undefined);
     else {
       token = await login(service.url, admin);
@@ -279,8 +280,8 @@ try {
         url: `${target.url}/api/v1/admin/medios`,
         method: 'POST',
         headers: auth(token),
-        connections: 50,
-        mutation: { prefix: `${target.name === 'service' ? 'S' : 'B'}${round}_` },
+        connections,
+        mutation: { prefix: `${target.name === 'service' ? 'S' : 'B'}${connections}_${round}_` },
       }));
       const rpsRatio = ab.ratio((r) => r.rps);
       check(
@@ -315,7 +316,7 @@ try {
       cpuCheck(label, ab);
       details.push(ab.table(label));
     }
-    noteRss('mutation');
+    noteRss(`mutation ${connections}`);
   }
 
   if (want('tree')) {
@@ -397,7 +398,7 @@ if (writeTo && process.exitCode !== 1) {
 async function scenarioStartup() {
   const dataDir = path.join(DATA, 'startup');
   const port = await freePort();
-  const env = serviceEnv({ DATA_DIR: dataDir, PORT: String(port) });
+  const env = serviceEnv({ DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(await freePort()) });
   delete env.DATABASE_URL;
   const ready = `http://127.0.0.1:${port}/health/ready`;
   // One unmeasured start: creates the cluster on the first run ever and applies pending migrations.
@@ -417,8 +418,8 @@ async function scenarioStartup() {
     'Process',
     `start to ready (\`${['node', ...SERVICE_FLAGS, path.relative(ROOT, MAIN)].join(' ')}\` → \`/health/ready\` 200), existing embedded data directory`,
     `${fmt(value / 1000, 2)} s (median of ${times.length}: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s)`,
-    '≤ 2 s',
-    value <= 2000,
+    '≤ 1 s',
+    value <= 1000,
   );
 }
 
@@ -756,7 +757,8 @@ async function startService(dbUrl, name = 'service') {
   const port = await freePort();
   const child = startNode(MAIN, {
     nodeArgs: [...SERVICE_FLAGS, ...nodeArgs(name)],
-    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), DATA_DIR: path.join(DATA, 'service') }),
+    // a port of its own for the metrics listener: the audit scenario runs two instances at once
+    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), METRICS_PORT: String(await freePort()), DATA_DIR: path.join(DATA, 'service') }),
     cwd: ROOT,
     logFile: path.join(DATA, `${name}.log`),
   });

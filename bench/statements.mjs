@@ -1,5 +1,7 @@
-// Shows the SQL each hot request sends, for the service and for the baseline, so one can check
-// that the baseline does the same work: `node bench/statements.mjs [path/to/dist/src/main.js]`
+// Shows the SQL each hot request sends, for the service and for the minimal baseline side by side:
+// how many round trips each takes, and whether each statement runs as a named prepared statement
+// (PostgreSQL logs `execute <name>`; `execute <unnamed>` is parsed and planned on every request).
+// `node bench/statements.mjs [path/to/dist/src/main.js]`
 // (after `npm run build`). Uses the bench's embedded cluster (bench/.data/main) with
 // log_statement = all on a throw-away database.
 import { randomBytes } from 'node:crypto';
@@ -38,6 +40,7 @@ try {
       PORT: String(port),
       ADMIN_PASSWORD: password,
       JOBS_ENABLED: 'false',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
       DATA_DIR: path.join(DATA, 'service'),
     },

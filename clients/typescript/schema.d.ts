@@ -15,7 +15,7 @@ export interface paths {
          * Public keys of the audit seals
          * @description Public. The Ed25519 keys (JWK, `kid` = RFC 7638 thumbprint = the seals' `keyId`) that verify the audit seals: the current signing key (`current`) and the older keys still configured for verification after a rotation.
          */
-        get: operations["AuditIntegrityController_keys"];
+        get: operations["getAuditKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -981,7 +981,7 @@ export interface paths {
          *
          *     Required permission: `administracion:auditoria:ver`.
          */
-        get: operations["AuditIntegrityController_status"];
+        get: operations["getAuditIntegrity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2520,7 +2520,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    AuditIntegrityController_keys: {
+    getAuditKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -8910,7 +8910,7 @@ export interface operations {
             };
         };
     };
-    AuditIntegrityController_status: {
+    getAuditIntegrity: {
         parameters: {
             query?: never;
             header?: never;

@@ -52,6 +52,7 @@ export class AuditService {
         'metadata',
         'row_hash',
       ]),
+      { name: 'audit_event_insert' },
     );
   }
 

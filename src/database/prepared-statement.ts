@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, MssqlParameter } from 'typeorm';
 import type { Queryable } from './dialects/sql-dialect.js';
 
 /** The values of a statement's `:name` parameters. */
@@ -19,10 +19,12 @@ export class PreparedStatement<Row = Record<string, unknown>> {
   private compiled?: { sql: string; order: string[] };
 
   /**
-   * `name` makes it a named statement on PostgreSQL when it runs on the data source: pg parses and
-   * plans it once per pooled connection and then only binds values (the guard's per-request read).
-   * SQL Server needs no name: every statement goes out parameterized through sp_executesql, whose
-   * plan is cached by its text and reused. A name must belong to one text only.
+   * `name` makes it a named statement on PostgreSQL: pg parses and plans it once per pooled
+   * connection and then only binds values (the guard's per-request read, the medio read and insert,
+   * the audit insert). On the data source or its manager it runs on the pool; on a transaction's
+   * manager, on the transaction's own connection. SQL Server needs no name: every statement goes
+   * out parameterized through sp_executesql, whose plan is cached by its text and reused. A name
+   * must belong to one text only.
    */
   constructor(
     readonly text: string,
@@ -31,12 +33,13 @@ export class PreparedStatement<Row = Record<string, unknown>> {
 
   async run(db: Queryable, values: StatementValues): Promise<Row[]> {
     const { sql, order } = this.compile(db);
+    const sqlServer = driverOf(db).options.type === 'mssql';
     const parameters = order.map((name) => {
       if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
-      return values[name];
+      return sqlServer ? sqlServerParameter(values[name]) : values[name];
     });
-    const pool = this.options.name ? postgresPool(db) : undefined;
-    if (pool) return (await pool.query({ name: this.options.name, text: sql, values: parameters })).rows as Row[];
+    const client = this.options.name ? await postgresClient(db) : undefined;
+    if (client) return (await client.query({ name: this.options.name, text: sql, values: parameters })).rows as Row[];
     return (await db.query(sql, parameters)) as Row[];
   }
 
@@ -62,13 +65,35 @@ export class PreparedStatement<Row = Record<string, unknown>> {
   }
 }
 
-/** pg's pool behind a PostgreSQL data source (not a transaction's manager, bound to its connection). */
-function postgresPool(
-  db: Queryable,
-): { query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> } | undefined {
-  if (!('manager' in db && 'driver' in db)) return undefined;
-  const driver = (db as DataSource).driver;
-  return driver.options.type === 'postgres' ? (driver as unknown as { master: ReturnType<typeof postgresPool> }).master : undefined;
+interface PgQueryable {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Where a named statement runs on PostgreSQL: the pool behind a data source or behind a manager
+ * outside any transaction, or the pg client of a transaction's query runner (its statements must
+ * stay on that connection). Undefined on SQL Server.
+ */
+async function postgresClient(db: Queryable): Promise<PgQueryable | undefined> {
+  const driver = driverOf(db);
+  if (driver.options.type !== 'postgres') return undefined;
+  const runner = 'manager' in db && 'driver' in db ? undefined : (db as EntityManager).queryRunner;
+  if (!runner) return (driver as unknown as { master: PgQueryable }).master;
+  if (runner.isReleased) throw new Error('prepared statement: the query runner is released');
+  // PostgresQueryRunner.connect() hands back the pg client it holds (acquired once per runner)
+  return (await runner.connect()) as PgQueryable;
+}
+
+/**
+ * A string parameter on SQL Server with a fixed declared length. Left to the driver, a string goes
+ * out as `nvarchar(<its own length>)`, so every new length of a codigo, a nombre or a user agent
+ * changes sp_executesql's parameter list and SQL Server compiles and caches another plan for the
+ * same statement; declared as nvarchar(4000) (nvarchar(max) beyond that) one plan serves them all.
+ */
+export function sqlServerParameter(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  // TypeORM types the length as a number; mssql also takes 'max' (tedious's MAX)
+  return new MssqlParameter(value, 'nvarchar', value.length <= 4000 ? 4000 : ('max' as unknown as number));
 }
 
 function driverOf(db: Queryable) {

@@ -38,14 +38,14 @@ export type NewMedio = Pick<MedioEntity, 'codigo' | 'nombre' | 'activo' | 'creat
  */
 @Injectable()
 export class MediosRepository {
-  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`);
+  private readonly byId = new PreparedStatement<MedioRow>(`SELECT ${READ.join(', ')} FROM medios WHERE id = :id`, { name: 'medio_by_id' });
   private readonly insertStatement: PreparedStatement<MedioRow>;
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     @Inject(SQL_DIALECT) dialect: SqlDialect,
   ) {
-    this.insertStatement = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ));
+    this.insertStatement = new PreparedStatement<MedioRow>(dialect.insertStatement('medios', COLUMNS.slice(1), READ), { name: 'medio_insert' });
   }
 
   /** The inserted row with its id and version; a duplicate codigo surfaces as the store's unique violation. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { createChain, createProduct, createProductType, createRubro, type Rubro, statusCounts, uid } from './catalog-fixtures.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/rubros';
 
@@ -11,10 +12,12 @@ interface TreeNode extends Rubro {
 describe('rubros', () => {
   let t: TestApp;
   let admin: string;
+  let adminId: number;
 
   beforeAll(async () => {
     t = await TestApp.create();
     admin = await t.adminToken();
+    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
   });
   afterAll(async () => {
     await t.close();
@@ -36,17 +39,6 @@ describe('rubros', () => {
   const addAviso = (rubroId: number) => t.query('INSERT INTO avisos (rubro_id) VALUES ($1)', [rubroId]);
 
   describe('access', () => {
-    it('answers 401 without a token', async () => {
-      expectProblem(await t.get(`${BASE}/tree`), 401, 'no_autenticado');
-      expectProblem(await t.post(BASE, { nombre: 'x', parentId: null }), 401, 'no_autenticado');
-    });
-
-    it('answers 403 to a caller without catalogo:rubros:gestionar, on reads and writes', async () => {
-      const cajero = await t.createUser('cajero');
-      expectProblem(await t.get(`${BASE}/tree`, { token: cajero.token }), 403, 'permiso_denegado');
-      expectProblem(await t.post(BASE, { nombre: `X${uid()}`, parentId: null }, { token: cajero.token }), 403, 'permiso_denegado');
-    });
-
     it('lets the diagramador role manage the tree', async () => {
       const diagramador = await t.createUser('diagramador');
       const res = await t.post(BASE, { nombre: `Diag ${uid()}`, parentId: null }, { token: diagramador.token });
@@ -360,28 +352,15 @@ describe('rubros', () => {
       expect(res.body).toMatchObject({ id: rubro.id, activo: false });
     });
 
-    it('deactivates idempotently and audits rubro.deactivate once', async () => {
-      const r = await createRubro(t, admin, `Desactivar ${uid()}`);
-      expect((await t.post(`${BASE}/${r.id}/deactivate`, undefined, { token: admin })).body.activo).toBe(false);
-      const again = await t.post(`${BASE}/${r.id}/deactivate`, undefined, { token: admin });
-      expect(again.status).toBe(200);
-      expect(again.body.activo).toBe(false);
-      const events = await t.auditEvents({ action: 'rubro.deactivate', targetId: String(r.id) });
-      expect(events).toHaveLength(1);
-      expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-    });
-
-    it('reactivates idempotently and audits rubro.reactivate once', async () => {
-      const r = await createRubro(t, admin, `Reactivar ${uid()}`);
-      await t.post(`${BASE}/${r.id}/deactivate`, undefined, { token: admin });
-      const res = await t.post(`${BASE}/${r.id}/reactivate`, undefined, { token: admin });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...r, activo: true });
-      expect((await t.post(`${BASE}/${r.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
-      const events = await t.auditEvents({ action: 'rubro.reactivate', targetId: String(r.id) });
-      expect(events).toHaveLength(1);
-      expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-    });
+    itSwitchesActivationIdempotently('rubro', () => ({
+      t,
+      token: admin,
+      actorId: adminId,
+      url: (id) => `${BASE}/${id}`,
+      create: () => createRubro(t, admin, `Activacion ${uid()}`),
+      targetType: 'rubro',
+      keeps: ['nombre', 'parentId', 'nivel', 'tieneAvisos'],
+    }));
 
     it('rejects reactivating under an inactive parent with 409 rubro_inactivo', async () => {
       const parent = await createRubro(t, admin, `Padre ${uid()}`);

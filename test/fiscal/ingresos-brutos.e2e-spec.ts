@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CreatedUser, TestApp } from '../support/test-app.js';
+import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/fiscal/ingresos-brutos';
 const PROVINCIAS = '/api/v1/admin/fiscal/provincias';
@@ -36,13 +37,11 @@ describe('fiscal: ingresos brutos and provincias', () => {
   let t: TestApp;
   let admin: string;
   let adminId: number;
-  let cajero: CreatedUser;
 
   beforeAll(async () => {
     t = await TestApp.create();
     admin = await t.adminToken();
     adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-    cajero = await t.createUser('cajero');
   });
   afterAll(async () => {
     await t.close();
@@ -66,34 +65,6 @@ describe('fiscal: ingresos brutos and provincias', () => {
       for (const p of res.body) expect(p).toEqual({ codigo: expect.any(String), nombre: expect.any(String) });
       expect(res.body.find((p: any) => p.codigo === 'CORDOBA').nombre).toBe('Córdoba');
     });
-
-    it('answers 401 {error: no_autenticado} without a token and 403 {error: permiso_denegado} without the permission', async () => {
-      expectFiscalError(await t.get(PROVINCIAS), 401, 'no_autenticado');
-      expectFiscalError(await t.get(PROVINCIAS, { token: cajero.token }), 403, 'permiso_denegado');
-    });
-  });
-
-  const routes = (id: number): Array<['GET' | 'POST' | 'PUT', string, unknown?]> => [
-    ['POST', BASE, { provincia: 'SALTA', descripcion: 'x', alicuota: 1 }],
-    ['GET', BASE],
-    ['GET', `${BASE}/${id}`],
-    ['PUT', `${BASE}/${id}`, { provincia: 'SALTA', descripcion: 'x', alicuota: 1 }],
-    ['POST', `${BASE}/${id}/deactivate`],
-    ['POST', `${BASE}/${id}/reactivate`],
-  ];
-
-  it('answers 401 as {error: no_autenticado, message} on every operation without a token', async () => {
-    const entry = await createEntry('BUENOS_AIRES');
-    for (const [method, url, body] of routes(entry.id)) {
-      expectFiscalError(await t.request(method, url, { body }), 401, 'no_autenticado');
-    }
-  });
-
-  it('answers 403 as {error: permiso_denegado, message} on every operation to a caller without administracion:fiscal:gestionar', async () => {
-    const entry = await createEntry('CABA');
-    for (const [method, url, body] of routes(entry.id)) {
-      expectFiscalError(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
-    }
   });
 
   it('creates an entry with 201, the resource and a Location that resolves to it', async () => {
@@ -276,70 +247,15 @@ describe('fiscal: ingresos brutos and provincias', () => {
     expect(res.body).toMatchObject({ provincia: 'SANTA_CRUZ', activo: false });
   });
 
-  it('deactivates with 200 and ingresos_brutos.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const entry = await createEntry('SANTIAGO_DEL_ESTERO');
-    const first = await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: entry.id, activo: false, alicuota: 3.5 });
-    expect((await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
-    const events = await t.auditEvents({ action: 'ingresos_brutos.deactivate', targetId: String(entry.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'ingresos_brutos', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and ingresos_brutos.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const entry = await createEntry('TIERRA_DEL_FUEGO');
-    await t.post(`${BASE}/${entry.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${entry.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body.activo).toBe(true);
-    expect((await t.post(`${BASE}/${entry.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
-    const events = await t.auditEvents({ action: 'ingresos_brutos.reactivate', targetId: String(entry.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'ingresos_brutos', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
-
-  it('documents every fiscal operation with its permission and {error, message} answers', async () => {
-    const doc = (await t.get('/docs/openapi.json')).body;
-    const ops: Array<[string, string, string[]]> = [
-      ['/api/v1/admin/fiscal/provincias', 'get', ['200', '401', '403']],
-      ['/api/v1/admin/fiscal/tipos-iva', 'post', ['201', '400', '401', '403', '409']],
-      ['/api/v1/admin/fiscal/tipos-iva', 'get', ['200', '401', '403']],
-      ['/api/v1/admin/fiscal/tipos-iva/{id}', 'get', ['200', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/tipos-iva/{id}', 'put', ['200', '400', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/tipos-iva/{id}/deactivate', 'post', ['200', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/tipos-iva/{id}/reactivate', 'post', ['200', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/ingresos-brutos', 'post', ['201', '400', '401', '403', '409']],
-      ['/api/v1/admin/fiscal/ingresos-brutos', 'get', ['200', '401', '403']],
-      ['/api/v1/admin/fiscal/ingresos-brutos/{id}', 'get', ['200', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/ingresos-brutos/{id}', 'put', ['200', '400', '401', '403', '404', '409']],
-      ['/api/v1/admin/fiscal/ingresos-brutos/{id}/deactivate', 'post', ['200', '401', '403', '404']],
-      ['/api/v1/admin/fiscal/ingresos-brutos/{id}/reactivate', 'post', ['200', '401', '403', '404', '409']],
-    ];
-    for (const [path, method, statuses] of ops) {
-      const op = doc.paths[path]?.[method];
-      expect({ path, method, defined: Boolean(op) }).toEqual({ path, method, defined: true });
-      expect(op['x-required-permission']).toBe('administracion:fiscal:gestionar');
-      expect(op.description).toContain('administracion:fiscal:gestionar');
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(statuses));
-      for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        expect(op.parameters).toEqual(
-          expect.arrayContaining([
-            expect.objectContaining({ name, in: 'path', required: true, schema: expect.objectContaining({ type: 'integer' }) }),
-          ]),
-        );
-      }
-      for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        expect({ path, method, status, content: Object.keys(op.responses[status].content) }).toEqual({
-          path,
-          method,
-          status,
-          content: ['application/json'],
-        });
-        expect(op.responses[status].content['application/json'].schema.$ref).toMatch(/FiscalErrorDto$/);
-      }
-    }
-  });
+  // one provincia per test: a provincia holds one active entry at a time
+  const activationProvincias = ['SANTIAGO_DEL_ESTERO', 'TIERRA_DEL_FUEGO', 'BUENOS_AIRES'];
+  itSwitchesActivationIdempotently('ingresos brutos entry', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: () => createEntry(activationProvincias.shift()!),
+    targetType: 'ingresos_brutos',
+    keeps: ['provincia', 'alicuota'],
+  }));
 });

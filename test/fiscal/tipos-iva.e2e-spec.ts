@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CreatedUser, TestApp } from '../support/test-app.js';
+import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/fiscal/tipos-iva';
 
@@ -8,7 +9,6 @@ describe('fiscal: tipos de IVA', () => {
   let t: TestApp;
   let admin: string;
   let adminId: number;
-  let cajero: CreatedUser;
   let nextCodigo = 100;
   const codigo = () => ++nextCodigo;
 
@@ -16,7 +16,6 @@ describe('fiscal: tipos de IVA', () => {
     t = await TestApp.create();
     admin = await t.adminToken();
     adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-    cajero = await t.createUser('cajero');
   });
   afterAll(async () => {
     await t.close();
@@ -30,29 +29,6 @@ describe('fiscal: tipos de IVA', () => {
 
   /** POST/PUT with the body text exactly as written (numbers like 1e999 cannot go through JSON.stringify). */
   const send = (method: 'POST' | 'PUT', url: string, raw: string) => t.request(method, url, { token: admin, raw });
-
-  const routes = (id: number): Array<['GET' | 'POST' | 'PUT', string, unknown?]> => [
-    ['POST', BASE, { codigo: 1, descripcion: 'x', porcentaje: 1 }],
-    ['GET', BASE],
-    ['GET', `${BASE}/${id}`],
-    ['PUT', `${BASE}/${id}`, { descripcion: 'x', porcentaje: 1 }],
-    ['POST', `${BASE}/${id}/deactivate`],
-    ['POST', `${BASE}/${id}/reactivate`],
-  ];
-
-  it('answers 401 as {error: no_autenticado, message} on every operation without a token', async () => {
-    const tipo = await createTipo();
-    for (const [method, url, body] of routes(tipo.id)) {
-      expectFiscalError(await t.request(method, url, { body }), 401, 'no_autenticado');
-    }
-  });
-
-  it('answers 403 as {error: permiso_denegado, message} on every operation to a caller without administracion:fiscal:gestionar', async () => {
-    const tipo = await createTipo();
-    for (const [method, url, body] of routes(tipo.id)) {
-      expectFiscalError(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
-    }
-  });
 
   it('serves contable, which holds administracion:fiscal:gestionar', async () => {
     const contable = await t.createUser('contable');
@@ -244,33 +220,15 @@ describe('fiscal: tipos de IVA', () => {
     expect((await t.get(`${BASE}/${tipo.id}`, { token: admin })).body.porcentaje).toBe(21);
   });
 
-  it('deactivates with 200 and tipo_iva.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const tipo = await createTipo();
-    const first = await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: tipo.id, activo: false, porcentaje: 21 });
-    const repeat = await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(false);
-    const events = await t.auditEvents({ action: 'tipo_iva.deactivate', targetId: String(tipo.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'tipo_iva', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and tipo_iva.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const tipo = await createTipo();
-    await t.post(`${BASE}/${tipo.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${tipo.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body.activo).toBe(true);
-    const repeat = await t.post(`${BASE}/${tipo.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    const events = await t.auditEvents({ action: 'tipo_iva.reactivate', targetId: String(tipo.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'tipo_iva', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  itSwitchesActivationIdempotently('tipo de IVA', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: () => createTipo(),
+    targetType: 'tipo_iva',
+    keeps: ['codigo', 'porcentaje'],
+  }));
 
   it('answers an unknown fiscal route with 404 {error: no_encontrado, message}', async () => {
     expectFiscalError(await t.get('/api/v1/admin/fiscal/no-existe', { token: admin }), 404, 'no_encontrado');

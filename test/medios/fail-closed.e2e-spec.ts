@@ -11,24 +11,9 @@ describe('medios fail-closed audit', () => {
     await t.close();
   });
 
-  async function breakAuditStore(): Promise<() => Promise<void>> {
-    if (t.engine === 'mssql') {
-      await t.query(`CREATE TRIGGER fail_audit ON audit_events AFTER INSERT AS BEGIN THROW 50000, 'audit store unavailable', 1; END`);
-      return async () => {
-        await t.query('DROP TRIGGER fail_audit');
-      };
-    }
-    await t.query(`CREATE FUNCTION fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$`);
-    await t.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION fail_audit()`);
-    return async () => {
-      await t.query('DROP TRIGGER fail_audit ON audit_events');
-      await t.query('DROP FUNCTION fail_audit()');
-    };
-  }
-
   it('answers a failed audit insert on POST /api/v1/admin/medios with a 500 problem document and keeps no medio', async () => {
     const token = await t.adminToken();
-    const restore = await breakAuditStore();
+    const restore = await t.makeInsertsFail('audit_events', 'audit store unavailable');
     let res;
     try {
       res = await t.post('/api/v1/admin/medios', { codigo: 'FAIL_CLOSED', nombre: 'No debe quedar' }, { token });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/medios';
 let seq = 0;
@@ -9,13 +10,11 @@ describe('medios', () => {
   let t: TestApp;
   let admin: string;
   let adminId: number;
-  let cajero: CreatedUser;
 
   beforeAll(async () => {
     t = await TestApp.create();
     admin = await t.adminToken();
     adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-    cajero = await t.createUser('cajero');
   });
   afterAll(async () => {
     await t.close();
@@ -26,30 +25,6 @@ describe('medios', () => {
     expect(res.status).toBe(201);
     return res.body;
   }
-
-  const routes = (id: number): Array<[method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown]> => [
-    ['POST', BASE, { codigo: 'X', nombre: 'x' }],
-    ['GET', BASE],
-    ['GET', `${BASE}/${id}`],
-    ['PUT', `${BASE}/${id}`, { nombre: 'x' }],
-    ['POST', `${BASE}/${id}/deactivate`],
-    ['POST', `${BASE}/${id}/reactivate`],
-  ];
-
-  it('answers 401 no_autenticado on every medios operation without a token', async () => {
-    const medio = await createMedio();
-    for (const [method, url, body] of routes(medio.id)) {
-      expectProblem(await t.request(method, url, { body }), 401, 'no_autenticado');
-    }
-  });
-
-  it('answers 403 permiso_denegado on every medios operation to a caller without administracion:medios:gestionar', async () => {
-    const medio = await createMedio();
-    for (const [method, url, body] of routes(medio.id)) {
-      expectProblem(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
-    }
-    expect((await t.get(`${BASE}/${medio.id}`, { token: admin })).body).toEqual(medio);
-  });
 
   it('creates a medio with 201, the resource and a Location that resolves to it', async () => {
     const codigo = code();
@@ -177,80 +152,13 @@ describe('medios', () => {
     expect(await t.auditEvents({ action: 'medio.update', targetId: String(medio.id) })).toHaveLength(0);
   });
 
-  it('deactivates with 200 and medio.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const first = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: medio.id, activo: false });
-    const repeat = await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body).toMatchObject({ id: medio.id, activo: false });
-    const events = await t.auditEvents({ action: 'medio.deactivate', targetId: String(medio.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and medio.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    await t.post(`${BASE}/${medio.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: medio.id, activo: true });
-    const repeat = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(true);
-    const events = await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'medio', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
-
-  it('reactivating an active medio is a 200 no-op with no audit event', async () => {
-    const medio = await createMedio();
-    const res = await t.post(`${BASE}/${medio.id}/reactivate`, undefined, { token: admin });
-    expect(res.status).toBe(200);
-    expect(res.body.activo).toBe(true);
-    expect(await t.auditEvents({ action: 'medio.reactivate', targetId: String(medio.id) })).toHaveLength(0);
-  });
-
-  it('documents every medios, secciones and puntos de venta operation with its permission and error answers', async () => {
-    const doc = (await t.get('/docs/openapi.json')).body;
-    const expectations: Array<[string, string, string, string[]]> = [
-      ['/api/v1/admin/medios', 'post', 'administracion:medios:gestionar', ['201', '400', '401', '403', '409']],
-      ['/api/v1/admin/medios', 'get', 'administracion:medios:gestionar', ['200', '401', '403']],
-      ['/api/v1/admin/medios/{id}', 'get', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/medios/{id}', 'put', 'administracion:medios:gestionar', ['200', '400', '401', '403', '404']],
-      ['/api/v1/admin/medios/{id}/deactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/medios/{id}/reactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/secciones', 'post', 'administracion:medios:gestionar', ['201', '400', '401', '403', '404', '409']],
-      ['/api/v1/admin/secciones', 'get', 'administracion:medios:gestionar', ['200', '401', '403']],
-      ['/api/v1/admin/secciones/{id}', 'get', 'administracion:medios:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/secciones/{id}', 'put', 'administracion:medios:gestionar', ['200', '400', '401', '403', '404', '409']],
-      ['/api/v1/admin/secciones/{id}/deactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404', '409']],
-      ['/api/v1/admin/secciones/{id}/reactivate', 'post', 'administracion:medios:gestionar', ['200', '401', '403', '404', '409']],
-      ['/api/v1/admin/puntos-de-venta', 'post', 'administracion:puntos_de_venta:gestionar', ['201', '400', '401', '403', '404', '409']],
-      ['/api/v1/admin/puntos-de-venta', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403']],
-      ['/api/v1/admin/puntos-de-venta/lookup', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403', '404']],
-      ['/api/v1/admin/puntos-de-venta/{id}', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/puntos-de-venta/{id}', 'put', 'administracion:puntos_de_venta:gestionar', ['200', '400', '401', '403', '404', '409']],
-      ['/api/v1/admin/puntos-de-venta/{id}/deactivate', 'post', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/puntos-de-venta/{id}/reactivate', 'post', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
-      ['/api/v1/admin/medios/{medioId}/puntos-de-venta', 'get', 'administracion:puntos_de_venta:gestionar', ['200', '401', '403', '404']],
-    ];
-    for (const [path, method, permission, statuses] of expectations) {
-      const op = doc.paths[path]?.[method];
-      expect({ path, method, defined: Boolean(op) }).toEqual({ path, method, defined: true });
-      expect(op['x-required-permission']).toBe(permission);
-      expect(op.description).toContain(permission);
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(statuses));
-      for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        expect(op.parameters).toEqual(
-          expect.arrayContaining([
-            expect.objectContaining({ name, in: 'path', required: true, schema: expect.objectContaining({ type: 'integer' }) }),
-          ]),
-        );
-      }
-    }
-  });
+  itSwitchesActivationIdempotently('medio', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: createMedio,
+    targetType: 'medio',
+    keeps: ['codigo', 'nombre'],
+  }));
 });

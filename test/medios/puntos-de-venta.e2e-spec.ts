@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/puntos-de-venta';
 const MEDIOS = '/api/v1/admin/medios';
@@ -9,7 +10,6 @@ describe('puntos de venta', () => {
   let t: TestApp;
   let admin: string;
   let adminId: number;
-  let cajero: CreatedUser;
   let numero = 0;
   const nextNumero = () => ++numero;
 
@@ -17,7 +17,6 @@ describe('puntos de venta', () => {
     t = await TestApp.create();
     admin = await t.adminToken();
     adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-    cajero = await t.createUser('cajero');
   });
   afterAll(async () => {
     await t.close();
@@ -36,36 +35,6 @@ describe('puntos de venta', () => {
   }
 
   const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
-
-  const routes = (medioId: number, id: number): Array<['GET' | 'POST' | 'PUT', string, unknown?]> => [
-    ['POST', BASE, { medioId, numeroAFIP: 99999, nombre: 'x', domicilio: 'x' }],
-    ['GET', BASE],
-    ['GET', `${BASE}/${id}`],
-    ['PUT', `${BASE}/${id}`, { numeroAFIP: 1, nombre: 'x', domicilio: 'x' }],
-    ['POST', `${BASE}/${id}/deactivate`],
-    ['POST', `${BASE}/${id}/reactivate`],
-    ['GET', `${MEDIOS}/${medioId}/puntos-de-venta`],
-    ['GET', `${BASE}/lookup?medioId=${medioId}&numeroAFIP=1`],
-  ];
-
-  it('answers 401 no_autenticado on each of the eight operations without a token', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    for (const [method, url, body] of routes(medio.id, pdv.id)) {
-      expectProblem(await t.request(method, url, { body }), 401, 'no_autenticado');
-    }
-  });
-
-  it('answers 403 permiso_denegado on each of the eight operations to a caller without administracion:puntos_de_venta:gestionar', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    for (const [method, url, body] of routes(medio.id, pdv.id)) {
-      expectProblem(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
-    }
-    // administracion:medios:gestionar alone does not open them either
-    const noPdvPermission = await t.createUser('supervisor', { overrides: { granted: [], denied: ['administracion:puntos_de_venta:gestionar'] } });
-    expectProblem(await t.get(BASE, { token: noPdvPermission.token }), 403, 'permiso_denegado');
-  });
 
   it('serves the eight operations to contable, which holds administracion:puntos_de_venta:gestionar but not the medios permission', async () => {
     const medio = await createMedio();
@@ -314,35 +283,15 @@ describe('puntos de venta', () => {
     );
   });
 
-  it('deactivates with 200 and punto_de_venta.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    const first = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: pdv.id, activo: false });
-    const repeat = await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(false);
-    const events = await t.auditEvents({ action: 'punto_de_venta.deactivate', targetId: String(pdv.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and punto_de_venta.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const pdv = await createPdv(medio.id);
-    await t.post(`${BASE}/${pdv.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: pdv.id, activo: true });
-    const repeat = await t.post(`${BASE}/${pdv.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    const events = await t.auditEvents({ action: 'punto_de_venta.reactivate', targetId: String(pdv.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'punto_de_venta', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  itSwitchesActivationIdempotently('punto de venta', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: async () => createPdv((await createMedio()).id),
+    targetType: 'punto_de_venta',
+    keeps: ['numeroAFIP', 'medioId'],
+  }));
 
   it('offers no number reservation or next-number operation', async () => {
     const medio = await createMedio();

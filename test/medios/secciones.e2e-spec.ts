@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const BASE = '/api/v1/admin/secciones';
 const MEDIOS = '/api/v1/admin/medios';
@@ -10,13 +11,11 @@ describe('secciones', () => {
   let t: TestApp;
   let admin: string;
   let adminId: number;
-  let cajero: CreatedUser;
 
   beforeAll(async () => {
     t = await TestApp.create();
     admin = await t.adminToken();
     adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-    cajero = await t.createUser('cajero');
   });
   afterAll(async () => {
     await t.close();
@@ -35,31 +34,6 @@ describe('secciones', () => {
   }
 
   const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
-
-  const routes = (medioId: number, id: number): Array<['GET' | 'POST' | 'PUT', string, unknown?]> => [
-    ['POST', BASE, { medioId, codigo: 'X', nombre: 'x', tipo: 'digital' }],
-    ['GET', BASE],
-    ['GET', `${BASE}/${id}`],
-    ['PUT', `${BASE}/${id}`, { nombre: 'x', tipo: 'digital' }],
-    ['POST', `${BASE}/${id}/deactivate`],
-    ['POST', `${BASE}/${id}/reactivate`],
-  ];
-
-  it('answers 401 no_autenticado on every secciones operation without a token', async () => {
-    const medio = await createMedio();
-    const seccion = await createSeccion(medio.id);
-    for (const [method, url, body] of routes(medio.id, seccion.id)) {
-      expectProblem(await t.request(method, url, { body }), 401, 'no_autenticado');
-    }
-  });
-
-  it('answers 403 permiso_denegado on every secciones operation to a caller without administracion:medios:gestionar', async () => {
-    const medio = await createMedio();
-    const seccion = await createSeccion(medio.id);
-    for (const [method, url, body] of routes(medio.id, seccion.id)) {
-      expectProblem(await t.request(method, url, { body, token: cajero.token }), 403, 'permiso_denegado');
-    }
-  });
 
   it('creates a seccion with 201, the resource and a Location that resolves to it', async () => {
     const medio = await createMedio();
@@ -249,36 +223,15 @@ describe('secciones', () => {
     expect((await t.get(`${BASE}/${seccion.id}`, { token: admin })).body.activo).toBe(false);
   });
 
-  it('deactivates with 200 and seccion.deactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const seccion = await createSeccion(medio.id);
-    const first = await t.post(`${BASE}/${seccion.id}/deactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: seccion.id, activo: false });
-    const repeat = await t.post(`${BASE}/${seccion.id}/deactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(false);
-    const events = await t.auditEvents({ action: 'seccion.deactivate', targetId: String(seccion.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'seccion', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: true }, after: { activo: false } });
-  });
-
-  it('reactivates with 200 and seccion.reactivate {before, after}; a repeat is 200 with no new event', async () => {
-    const medio = await createMedio();
-    const seccion = await createSeccion(medio.id);
-    await t.post(`${BASE}/${seccion.id}/deactivate`, undefined, { token: admin });
-    const first = await t.post(`${BASE}/${seccion.id}/reactivate`, undefined, { token: admin });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: seccion.id, activo: true });
-    const repeat = await t.post(`${BASE}/${seccion.id}/reactivate`, undefined, { token: admin });
-    expect(repeat.status).toBe(200);
-    expect(repeat.body.activo).toBe(true);
-    const events = await t.auditEvents({ action: 'seccion.reactivate', targetId: String(seccion.id) });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ target_type: 'seccion', actor_user_id: adminId });
-    expect(events[0].metadata).toEqual({ before: { activo: false }, after: { activo: true } });
-  });
+  itSwitchesActivationIdempotently('seccion', () => ({
+    t,
+    token: admin,
+    actorId: adminId,
+    url: (id) => `${BASE}/${id}`,
+    create: async () => createSeccion((await createMedio()).id),
+    targetType: 'seccion',
+    keeps: ['codigo', 'medioId'],
+  }));
 
   it('serves the secciones of a reactivated medio again for writes', async () => {
     const medio = await createMedio();

@@ -35,7 +35,7 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
 
   describe('access tokens', () => {
     it('refuses a validly signed token whose header carries crit with 401', async () => {
-      const claims = forge.claims({ id: user.id, username: user.username, rol: 'supervisor' });
+      const claims = forge.claims({ id: user.id, username: user.username, rol: 'supervisor', token: user.token });
       expect((await t.get('/api/v1/auth/me', { token: forge.rs256(claims) })).status).toBe(200);
       expectProblem(await t.get('/api/v1/auth/me', { token: forge.rs256(claims, { header: { crit: ['b64'], b64: true } }) }), 401, 'no_autenticado');
     });

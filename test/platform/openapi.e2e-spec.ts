@@ -68,6 +68,7 @@ describe('OpenAPI document', () => {
       .map(({ where }) => where)
       .sort();
     expect(open).toEqual([
+      'GET /.well-known/audit-keys.json',
       'GET /.well-known/jwks.json',
       'GET /health/audit',
       'GET /health/live',

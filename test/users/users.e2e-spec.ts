@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_USERNAME, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+import { itSwitchesActivationIdempotently } from '../support/activation.js';
 
 const USER_FIELDS = ['activo', 'apellido', 'createdAt', 'email', 'id', 'mustChangePassword', 'nombre', 'rol', 'ultimoLogin', 'updatedAt', 'username'];
 
@@ -244,89 +245,18 @@ describe('users', () => {
       });
     });
 
-    it('treats a repeated deactivate as a 200 no-op without an audit event', async () => {
-      const created = await create();
-      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      const again = await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      expect(again.status).toBe(200);
-      expect(again.body.activo).toBe(false);
-      expect(await t.auditEvents({ action: 'usuario.deactivate', targetId: String(created.body.id) })).toHaveLength(1);
-    });
-
-    it('reactivates, audits usuario.reactivate, and a repeat is a no-op', async () => {
-      const created = await create();
-      await t.post(`/api/v1/users/${created.body.id}/deactivate`, undefined, { token: admin });
-      const res = await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin });
-      expect(res.status).toBe(200);
-      expect(res.body.activo).toBe(true);
-      expect((await t.post(`/api/v1/users/${created.body.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
-      const events = await t.auditEvents({ action: 'usuario.reactivate', targetId: String(created.body.id) });
-      expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({
-        target_type: 'usuario',
-        actor_user_id: adminId,
-        metadata: { before: { activo: false }, after: { activo: true } },
-      });
-    });
+    itSwitchesActivationIdempotently('user', () => ({
+      t,
+      token: admin,
+      actorId: adminId,
+      url: (id) => `/api/v1/users/${id}`,
+      create: async () => (await create()).body,
+      targetType: 'usuario',
+      keeps: ['username', 'rol'],
+    }));
   });
 
   describe('access', () => {
-    const routes = (id: number): Array<[string, string, unknown?]> => [
-      ['GET', '/api/v1/users'],
-      ['GET', `/api/v1/users/${id}`],
-      ['POST', '/api/v1/users', body()],
-      ['PUT', `/api/v1/users/${id}`, { nombre: 'X', apellido: 'Y', email: 'x@example.test', rol: 'consulta' }],
-      ['POST', `/api/v1/users/${id}/deactivate`],
-      ['POST', `/api/v1/users/${id}/reactivate`],
-      ['POST', `/api/v1/users/${id}/password-reset`],
-      ['GET', `/api/v1/users/${id}/permisos`],
-      ['PUT', `/api/v1/users/${id}/permisos/overrides`, { granted: [], denied: [] }],
-    ];
-
-    it('answers 401 without a token on every users route', async () => {
-      for (const [method, url, payload] of [
-        ...routes(adminId),
-        ['PUT', '/api/v1/users/me/password', { currentPassword: 'x', newPassword: 'y' }] as [string, string, unknown],
-      ]) {
-        const res = await t.request(method as 'GET', url, { body: payload });
-        expect([method, url, res.status]).toEqual([method, url, 401]);
-      }
-    });
-
-    it('answers 403 to a cajero on every permission-guarded users route and records permission.denied', async () => {
-      const cajero = await t.createUser('cajero');
-      for (const [method, url, payload] of routes(cajero.id)) {
-        const res = await t.request(method as 'GET', url, { token: cajero.token, body: payload });
-        expect([method, url, res.status, res.body.code]).toEqual([method, url, 403, 'permiso_denegado']);
-      }
-      const denied = (await t.securityEvents('permission.denied')).filter((e) => e.actor_user_id === cajero.id);
-      expect(denied.map((e) => e.metadata.endpoint)).toContain('/api/v1/users/:id/permisos/overrides');
-    });
-
-    it('documents every users operation in OpenAPI with its permission', async () => {
-      const doc = (await t.get('/docs/openapi.json')).body;
-      const expected: Array<[string, string, string | undefined]> = [
-        ['/api/v1/users', 'get', 'administracion:usuarios:ver'],
-        ['/api/v1/users', 'post', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/{id}', 'get', 'administracion:usuarios:ver'],
-        ['/api/v1/users/{id}', 'put', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/{id}/deactivate', 'post', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/{id}/reactivate', 'post', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/{id}/password-reset', 'post', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/{id}/permisos', 'get', 'administracion:usuarios:ver'],
-        ['/api/v1/users/{id}/permisos/overrides', 'put', 'administracion:usuarios:gestionar'],
-        ['/api/v1/users/me/password', 'put', undefined],
-      ];
-      for (const [path, method, permission] of expected) {
-        const op = doc.paths[path]?.[method];
-        expect([path, method, op?.['x-required-permission']]).toEqual([path, method, permission]);
-        if (permission) expect(op.description).toContain(`Required permission: \`${permission}\``);
-        expect(op.security).toEqual([{ bearer: [] }]);
-      }
-      expect(doc.paths['/api/v1/users/{id}'].get['x-required-permission-with-query']).toEqual({ asOf: 'administracion:auditoria:ver' });
-      expect(doc.paths['/api/v1/users/{id}/permisos'].get['x-required-permission-with-query']).toEqual({ asOf: 'administracion:auditoria:ver' });
-    });
-
     it('lets a reader (auditor) read but not write', async () => {
       const auditor = await t.createUser('auditor');
       expect((await t.get('/api/v1/users', { token: auditor.token })).status).toBe(200);

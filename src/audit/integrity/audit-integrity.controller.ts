@@ -30,6 +30,7 @@ export class AuditIntegrityController {
   @Get('api/v1/audit/integrity')
   @RequirePermission(PERMISSIONS.auditoria.ver)
   @ApiOperation({
+    operationId: 'getAuditIntegrity',
     summary: 'Tamper evidence of the audit trail',
     description:
       'The newest seal of each event store (`audit_events`, `security_events`) and the result of the last scheduled verification ' +
@@ -64,6 +65,7 @@ export class AuditIntegrityController {
   @Public()
   @Header('cache-control', 'public, max-age=300')
   @ApiOperation({
+    operationId: 'getAuditKeys',
     summary: 'Public keys of the audit seals',
     description:
       "Public. The Ed25519 keys (JWK, `kid` = RFC 7638 thumbprint = the seals' `keyId`) that verify the audit seals: the current signing key " +

@@ -1,0 +1,117 @@
+// Node flags of the service, A against B: two instances of the built service on one database, the
+// guarded read and the audited create driven in alternating rounds, each instance's own CPU per
+// answer from /proc (what the flags cost, little moved by other load on the machine) and its RSS
+// after every round (what they save).
+//
+//   node bench/flags-ab.mjs --a="" --b="--max-semi-space-size=8 --heap-growing-percent=30" [--rounds 3] [--seconds 8]
+//
+// DATABASE_URL: a PostgreSQL server (a database medios_flags_<time> is made there and dropped).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(BENCH_DIR, '..');
+const { values: flags } = parseArgs({
+  options: {
+    a: { type: 'string', default: '' },
+    b: { type: 'string', default: '' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '8' },
+  },
+});
+const rounds = Number(flags.rounds);
+const seconds = Number(flags.seconds);
+const server = process.env.DATABASE_URL;
+if (!server) throw new Error('DATABASE_URL: a PostgreSQL server');
+const name = `medios_flags_${Date.now()}`;
+const admin = new pg.Client(server);
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const dbUrl = new URL(server);
+dbUrl.pathname = `/${name}`;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'medios-flags-'));
+const password = 'Flags-Bench-Passw0rd!';
+const instances = [];
+try {
+  for (const [label, words] of [
+    ['A', flags.a],
+    ['B', flags.b],
+  ]) {
+    const port = await freePort();
+    const child = startNode(path.join(ROOT, 'dist/src/main.js'), {
+      nodeArgs: words.split(/\s+/).filter(Boolean),
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl.toString(),
+        PORT: String(port),
+        METRICS_PORT: '0',
+        DATA_DIR: dataDir,
+        ADMIN_PASSWORD: password,
+        JOBS_ENABLED: 'false',
+        LOG_LEVEL: 'warn',
+      },
+      cwd: ROOT,
+      logFile: path.join(dataDir, `${label}.log`),
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });
+    instances.push({ label, words, child, url, rss: [], read: [], create: [] });
+  }
+  const login = await globalThis.fetch(`${instances[0].url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
+  const { accessToken } = await login.json();
+  const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+  const created = await (
+    await globalThis.fetch(`${instances[0].url}/api/v1/admin/medios`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ codigo: 'FLAGS', nombre: 'x' }),
+    })
+  ).json();
+  const load = path.join(BENCH_DIR, 'load.mjs');
+  const measure = async (inst, kind, round) => {
+    const before = cpuSeconds(inst.child.pid);
+    const options =
+      kind === 'read'
+        ? { url: `${inst.url}/api/v1/admin/medios/${created.id}`, headers, connections: 50, duration: seconds }
+        : {
+            url: `${inst.url}/api/v1/admin/medios`,
+            method: 'POST',
+            headers,
+            connections: 50,
+            duration: seconds,
+            mutation: { prefix: `F${inst.label}${round}X` },
+          };
+    const r = await runLoad(load, options);
+    const cpu = cpuSeconds(inst.child.pid) - before;
+    const ok = r.ok;
+    inst[kind].push({ answers: ok, cpuMs: (cpu * 1000) / ok, rps: r.rps });
+    inst.rss.push(Math.round(rssMb(inst.child.pid)));
+  };
+  for (const kind of ['read', 'create']) {
+    for (let round = 0; round <= rounds; round++)
+      for (const inst of round % 2 ? instances : [...instances].reverse()) await measure(inst, kind, round);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const inst of instances) {
+    const line = (kind) =>
+      `${kind}: CPU ms/answer median ${median(inst[kind].slice(1).map((x) => x.cpuMs)).toFixed(3)} (${inst[kind].map((x) => x.cpuMs.toFixed(3)).join(', ')}), answers ${inst[kind].map((x) => x.answers).join(', ')}`;
+    console.log(
+      `${inst.label} [${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`,
+    );
+  }
+} finally {
+  for (const inst of instances) await stop(inst.child);
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+  await admin.end();
+  rmSync(dataDir, { recursive: true, force: true });
+  killAll();
+}
