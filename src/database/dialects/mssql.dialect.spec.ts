@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type DataSource, MssqlParameter } from 'typeorm';
 import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
-import { PreparedStatement } from '../prepared-statement.js';
+import { PreparedStatement, sqlServerParameter } from '../prepared-statement.js';
 import { authorizationStatement } from '../../auth/effective-permissions.service.js';
 import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 
@@ -313,14 +313,17 @@ SELECT @result AS result;`);
 
     it("becomes @n placeholders through TypeORM's SQL Server driver, values in their order", async () => {
       const calls: Call[] = [];
-      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, { parametersPrefix: '@' });
+      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, {
+        parametersPrefix: '@',
+        options: { type: 'mssql' },
+      });
       const manager = { connection: { driver }, query: async (sql: string, parameters: unknown[]) => (calls.push({ sql, parameters }), [{ id: 1 }]) };
       const stmt = new PreparedStatement(dialect.insertStatement('medios', ['codigo', 'nombre'], ['id']));
       expect(await stmt.one(manager as never, { nombre: 'Uno', codigo: 'UNO' })).toEqual({ id: 1 });
       await stmt.run(manager as never, { codigo: 'DOS', nombre: 'Dos' });
       expect(calls).toEqual([
-        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['UNO', 'Uno'] },
-        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['DOS', 'Dos'] },
+        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['UNO', 'Uno'].map(sqlServerParameter) },
+        { sql: 'INSERT INTO medios (codigo, nombre) OUTPUT INSERTED.id VALUES (@0, @1)', parameters: ['DOS', 'Dos'].map(sqlServerParameter) },
       ]);
     });
   });
@@ -337,7 +340,10 @@ SELECT @result AS result;`);
   describe("the guard's statement", () => {
     it("becomes @n placeholders through TypeORM's SQL Server driver, a repeated name bound once", async () => {
       const calls: Call[] = [];
-      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, { parametersPrefix: '@' });
+      const driver = Object.assign(Object.create(SqlServerDriver.prototype) as SqlServerDriver, {
+        parametersPrefix: '@',
+        options: { type: 'mssql' },
+      });
       const manager = { connection: { driver }, query: async (sql: string, parameters: unknown[]) => (calls.push({ sql, parameters }), []) };
       const now = new Date('2026-01-02T03:04:05.000Z');
       const sid = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -351,7 +357,7 @@ SELECT @result AS result;`);
       const [call] = calls;
       expect(call?.sql).toContain("OPENJSON(u.permission_overrides, '$.denied') j WHERE j.[value] = @2)");
       expect(call?.sql).not.toMatch(/:[a-z]/i);
-      expect(call?.parameters).toEqual([sid, now, 'a:b:c', true, 7]);
+      expect(call?.parameters).toEqual([sid, now, 'a:b:c', true, 7].map(sqlServerParameter));
     });
   });
 });
