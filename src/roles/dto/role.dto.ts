@@ -53,7 +53,7 @@ export class UpdateRoleDto {
 }
 
 export class RolesQueryDto {
-  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100, example: 'super' })
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100 })
   @IsOptional()
   @IsString()
   @MaxLength(100)
