@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
-import type { RawRequestContext } from './common/common.module.js';
+import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { sendClientError } from './common/errors/client-error.js';
@@ -34,6 +34,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
+    // no Nest middleware: the request context opens in a plain onRequest hook (requestContextHook)
+    skipMiddie: true,
     // errors fastify answers before Nest sees the request (bad %-escapes, over-long params…)
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
       reply.headers(security);
@@ -47,7 +49,6 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   });
   limitAuthBodies(adapter.getInstance());
 
-  // Registered before Nest mounts its middleware, so the request context (CLS) middleware sees them.
   // Every answer, errors included, carries the correlation id and helmet's security headers.
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     const raw = request.raw as RawRequestContext;
@@ -59,6 +60,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     if (request.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
     done();
   });
+  // after the hook above: the context records the correlation id, IP and route it copied
+  adapter.getInstance().addHook('onRequest', requestContextHook());
   registerRequestTelemetry(adapter.getInstance(), metrics);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
@@ -68,7 +71,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
 
-  app.enableCors(corsOptions(options.config.corsOrigins));
+  // no origin listed, no CORS at all: the plugin's hook would only run to answer nothing
+  if (options.config.corsOrigins.length > 0) app.enableCors(corsOptions(options.config.corsOrigins));
   setupSwagger(app);
   await app.init();
   // JSON only: Nest also registers a form parser, whose keys would turn a whole form-encoded body —

@@ -1,6 +1,7 @@
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
-import type { RawRequestContext } from '../common.module.js';
+import { ClsServiceManager } from 'nestjs-cls';
+import type { RequestStore } from '../context/request-context.js';
 import { traceLogFields, tracingApi } from '../../observability/tracing.js';
 
 /** Paths pino removes from every log line: credentials never reach the logs. */
@@ -29,17 +30,20 @@ export const REDACT_PATHS = [
  * Structured JSON logs (pino) carrying the correlation id of each request, and its trace id when
  * tracing is on. The one line per request is written by the request telemetry hook
  * (observability/request-telemetry.ts), which knows the route template and the actor; pino-http
- * only gives each request its logger.
+ * only builds the root logger.
  */
 export function pinoOptions(config: AppConfig): Params {
   return {
+    // No per-request middleware: nestjs-pino's (a child logger and a context of its own for every
+    // request, through @fastify/middie) cost more than the request's own work on the hot paths. A
+    // line written during a request gets its correlation id from the request context instead
+    // (requestLogFields), so every logger of the application stays the root one.
+    forRoutes: [],
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      genReqId: (req) => (req as RawRequestContext).correlationId ?? '',
-      customAttributeKeys: { reqId: 'correlationId' },
       autoLogging: false,
-      ...(tracingApi() ? { mixin: traceLogFields } : {}),
+      mixin: tracingApi() ? () => ({ ...requestLogFields(), ...traceLogFields() }) : requestLogFields,
       serializers: {
         req: (req: { id?: string; method?: string; url?: string; remoteAddress?: string }) => ({
           method: req.method,
@@ -51,6 +55,13 @@ export function pinoOptions(config: AppConfig): Params {
       transport: config.logPretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
     },
   };
+}
+
+/** pino mixin: the correlation id of the request a line is written in, from the request context (CLS). */
+export function requestLogFields(): { correlationId?: string } {
+  const cls = ClsServiceManager.getClsService<RequestStore>();
+  const correlationId = cls.isActive() ? cls.get('correlationId') : undefined;
+  return correlationId ? { correlationId } : {};
 }
 
 function redactQuery(url: string | undefined): string | undefined {

@@ -4,7 +4,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClsService } from 'nestjs-cls';
-import { from, mergeMap, type Observable, switchMap } from 'rxjs';
+import { from, mergeMap, type Observable, type ObservableInput, switchMap } from 'rxjs';
 import type { RequestStore } from '../context/request-context.js';
 import { DomainError } from '../errors/domain-error.js';
 import { etagOf, parseIfMatch, rowVersionOf } from './etag.js';
@@ -54,19 +54,31 @@ export class ETagInterceptor implements NestInterceptor {
     // a create has no key in its path: its answer names the new row
     const pathKey = raw === undefined ? undefined : resource.parse(raw);
 
-    const before = meta.kind === 'change' && pathKey !== undefined ? this.checkPrecondition(resource, pathKey, request) : Promise.resolve();
-    return from(before).pipe(
-      switchMap(() => next.handle()),
-      mergeMap(async (body: unknown) => {
-        if (reply.statusCode >= 300) return body;
-        const key = pathKey ?? (body as Record<string, unknown> | undefined)?.[resource.column];
-        if (key === undefined) return body;
-        const representation = body ?? (await this.read(resource, key));
-        const version = rowVersionOf(representation) ?? (await this.version(resource, key));
-        if (version !== undefined) reply.header('etag', etagOf(version, representation));
-        return body;
-      }),
-    );
+    const answer = (body: unknown): ObservableInput<unknown> => {
+      if (reply.statusCode >= 300) return [body];
+      const key = pathKey ?? (body as Record<string, unknown> | undefined)?.[resource.column];
+      if (key === undefined) return [body];
+      // the hot reads and creates attach the version they fetched: tagged without a round trip
+      const version = rowVersionOf(body);
+      if (version === undefined) return this.tagFromStore(resource, key, body, reply);
+      reply.header('etag', etagOf(version, body));
+      return [body];
+    };
+    if (meta.kind === 'change' && pathKey !== undefined) {
+      return from(this.checkPrecondition(resource, pathKey, request)).pipe(
+        switchMap(() => next.handle()),
+        mergeMap(answer),
+      );
+    }
+    return next.handle().pipe(mergeMap(answer));
+  }
+
+  /** Tags an answer whose version is not attached: a bodiless one gets its resource's current representation. */
+  private async tagFromStore(resource: VersionedResource, key: unknown, body: unknown, reply: FastifyReply): Promise<unknown> {
+    const representation = body ?? (await this.read(resource, key));
+    const version = rowVersionOf(representation) ?? (await this.version(resource, key));
+    if (version !== undefined) reply.header('etag', etagOf(version, representation));
+    return body;
   }
 
   private async checkPrecondition(resource: VersionedResource, key: unknown, request: FastifyRequest): Promise<void> {
