@@ -7,6 +7,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import { AppConfigModule } from './common/config/config.module.js';
 import type { AppConfig } from './common/config/index.js';
 import { CommonModule } from './common/common.module.js';
+import { bindRouteInterceptors } from './common/transactions/route-interceptors.js';
 import type { Clock } from './common/context/clock.js';
 import { pinoOptions } from './common/logging/logging.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -33,25 +34,25 @@ export interface AppModuleOptions {
 @Module({})
 export class AppModule {
   static forRoot(options: AppModuleOptions): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        AppConfigModule.forRoot(options.config),
-        LoggerModule.forRoot(pinoOptions(options.config)),
-        MetricsModule.forRoot(options.metrics),
-        DatabaseModule.forRoot(options.database),
-        CommonModule.forRoot({ clock: options.clock }),
-        AuditModule,
-        AuditJobsModule.forRoot(options.config),
-        AuthModule,
-        HealthModule,
-        UsersModule,
-        RolesModule,
-        MediosModule,
-        FiscalModule,
-        CatalogModule,
-        ...(options.extraModules ?? []),
-      ],
-    };
+    const imports = [
+      AppConfigModule.forRoot(options.config),
+      LoggerModule.forRoot(pinoOptions(options.config)),
+      MetricsModule.forRoot(options.metrics),
+      DatabaseModule.forRoot(options.database),
+      CommonModule.forRoot({ clock: options.clock }),
+      AuditModule,
+      AuditJobsModule.forRoot(options.config),
+      AuthModule,
+      HealthModule,
+      UsersModule,
+      RolesModule,
+      MediosModule,
+      FiscalModule,
+      CatalogModule,
+      ...(options.extraModules ?? []),
+    ];
+    // before Nest scans the modules: the transaction and ETag interceptors of each route
+    bindRouteInterceptors(imports);
+    return { module: AppModule, imports };
   }
 }

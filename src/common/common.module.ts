@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -9,9 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { Clock } from './context/clock.js';
 import { RequestContext, type RequestStore } from './context/request-context.js';
 import { ProblemFilter } from './errors/problem.filter.js';
-import { RequestTransactionInterceptor } from './transactions/request-transaction.interceptor.js';
 import { createValidationPipe } from './validation/validation.js';
-import { ETagInterceptor } from './versioning/etag.interceptor.js';
 import { VersionedWrites } from './versioning/versioned-writes.js';
 
 /** Fields the fastify onRequest hook copies onto the raw request (see app.factory.ts). */
@@ -74,9 +72,6 @@ export function requestContextHook(): (request: FastifyRequest, reply: FastifyRe
     RequestContext,
     { provide: APP_FILTER, useClass: ProblemFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: RequestTransactionInterceptor },
-    // after the transaction's interceptor: the If-Match check reads inside the request's transaction
-    { provide: APP_INTERCEPTOR, useClass: ETagInterceptor },
     VersionedWrites,
   ],
   exports: [RequestContext, VersionedWrites],

@@ -1,11 +1,9 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 
-const NO_REQUEST_TRANSACTION = 'noRequestTransaction';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const NO_REQUEST_TRANSACTION = 'noRequestTransaction';
 
 /**
  * Opts a mutating route out of the per-request transaction: its service manages transactions
@@ -17,18 +15,13 @@ export const NoRequestTransaction = () => SetMetadata(NO_REQUEST_TRANSACTION, tr
  * One database transaction per mutating request, carried in CLS. Repositories reach the database
  * through the TransactionHost, so the change and its audit row commit or roll back together:
  * any error — an audit insert that fails included — leaves nothing behind (fail-closed).
+ * Bound to every mutating route by bindRouteInterceptors (route-interceptors.ts).
  */
 @Injectable()
 export class RequestTransactionInterceptor implements NestInterceptor {
-  constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const method = context.switchToHttp().getRequest<{ method: string }>().method;
-    if (SAFE_METHODS.has(method)) return next.handle();
-    if (this.reflector.getAllAndOverride<boolean>(NO_REQUEST_TRANSACTION, [context.getHandler(), context.getClass()])) return next.handle();
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return from(this.txHost.withTransaction(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
   }
 }

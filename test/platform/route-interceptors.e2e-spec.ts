@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, Module, Post, Put, RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
+import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { NO_REQUEST_TRANSACTION, NoRequestTransaction, RequestTransactionInterceptor } from '../../src/common/transactions/request-transaction.interceptor.js';
+import { bindRouteInterceptors } from '../../src/common/transactions/route-interceptors.js';
+import { ETagInterceptor } from '../../src/common/versioning/etag.interceptor.js';
+import { byId, Versioned } from '../../src/common/versioning/versioned.decorator.js';
+import { TestApp } from '../support/test-app.js';
+
+const interceptorsOf = (handler: unknown): unknown[] => (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
+
+class Probe {
+  intercept() {}
+}
+class ProbeService {
+  get(): Promise<object> {
+    return Promise.resolve({});
+  }
+}
+const PROBE = byId('probes', ProbeService, (s, id) => s.get());
+
+@Controller('probes')
+class ProbesController {
+  @Get(':id') @Versioned(PROBE) read() {}
+  @Get() list() {}
+  @Post() @UseInterceptors(Probe) create() {}
+  @Put(':id') @Versioned(PROBE, 'change') update() {}
+  @Post('login') @NoRequestTransaction() login() {}
+  helper() {}
+}
+@Module({ controllers: [ProbesController] })
+class ProbesModule {}
+@Module({ imports: [ProbesModule] })
+class OuterModule {}
+
+describe('bindRouteInterceptors', () => {
+  beforeAll(() => {
+    bindRouteInterceptors([{ module: OuterModule }]);
+    // a second application in the same process binds nothing twice
+    bindRouteInterceptors([OuterModule]);
+  });
+  const p = ProbesController.prototype;
+
+  it('puts the request transaction on mutating routes, ahead of their own interceptors', () => {
+    expect(interceptorsOf(p.create)).toEqual([RequestTransactionInterceptor, Probe]);
+  });
+  it('puts the transaction, then the ETag, on a versioned change', () => {
+    expect(interceptorsOf(p.update)).toEqual([RequestTransactionInterceptor, ETagInterceptor]);
+  });
+  it('gives a versioned read its ETag and nothing else, and a plain read nothing', () => {
+    expect(interceptorsOf(p.read)).toEqual([ETagInterceptor]);
+    expect(interceptorsOf(p.list)).toEqual([]);
+  });
+  it('leaves out routes marked @NoRequestTransaction, and methods that are not routes', () => {
+    expect(interceptorsOf(p.login)).toEqual([]);
+    expect(interceptorsOf(p.helper)).toEqual([]);
+  });
+});
+
+describe('every mutating route of the application runs in the request transaction', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await TestApp.create();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('binds RequestTransactionInterceptor first on each POST, PUT, PATCH and DELETE not opted out', () => {
+    const scanner = new MetadataScanner();
+    const mutating = new Set([RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE]);
+    const routes: string[] = [];
+    for (const module of t.app.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const controller = wrapper.metatype as Type;
+        for (const name of scanner.getAllMethodNames(controller.prototype)) {
+          const handler = (controller.prototype as Record<string, object>)[name];
+          if (!mutating.has(Reflect.getMetadata(METHOD_METADATA, handler))) continue;
+          routes.push(`${controller.name}.${name}`);
+          const optedOut = Reflect.getMetadata(NO_REQUEST_TRANSACTION, handler) ?? Reflect.getMetadata(NO_REQUEST_TRANSACTION, controller);
+          const first = interceptorsOf(handler)[0];
+          // the route's name in the comparison: a failure says which route
+          expect([`${controller.name}.${name}`, optedOut ? first !== RequestTransactionInterceptor : first]).toEqual([
+            `${controller.name}.${name}`,
+            optedOut ? true : RequestTransactionInterceptor,
+          ]);
+        }
+      }
+    }
+    expect(routes.length).toBeGreaterThan(40);
+  });
+});
