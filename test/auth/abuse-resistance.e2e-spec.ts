@@ -32,15 +32,9 @@ async function whileRunning<A, V>(attack: Promise<A>, victim: () => Promise<V>):
 
 describe('abuse resistance: no caller can starve the service', () => {
   describe('password work never holds a connection, a transaction or a lock', () => {
-    let t: TestApp;
-    let admin: string;
-    beforeAll(async () => {
-      t = await TestApp.create({ env: { PASSWORD_QUEUE_MAX: '3' } });
-      admin = await t.adminToken();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    let t: TestApp, admin: string;
+    beforeAll(async () => ({ t, admin } = await TestApp.withAdmin({ env: { PASSWORD_QUEUE_MAX: '3' } })));
+    afterAll(() => t.close());
     afterEach(() => {
       jest.restoreAllMocks();
     });
@@ -170,12 +164,8 @@ describe('abuse resistance: no caller can starve the service', () => {
 
   describe('wrong current passwords count as failed sign-ins', () => {
     let t: TestApp;
-    beforeAll(async () => {
-      t = await TestApp.create();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    beforeAll(async () => (t = await TestApp.create()));
+    afterAll(() => t.close());
 
     it('answers the 11th change from one address with 429 even with the right current password, and records each wrong one as password.change failure invalid_password', async () => {
       const user = await t.createUser('cajero');
@@ -230,15 +220,9 @@ describe('abuse resistance: no caller can starve the service', () => {
   });
 
   describe('request shapes are bounded before validation', () => {
-    let t: TestApp;
-    let admin: string;
-    beforeAll(async () => {
-      t = await TestApp.create();
-      admin = await t.adminToken();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    let t: TestApp, admin: string;
+    beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+    afterAll(() => t.close());
 
     it('refuses three concurrent 70,000-key bodies with a short 400 validacion while /health/live keeps answering 200', async () => {
       const body = manyKeys(70_000);

@@ -7,13 +7,12 @@ const LOGOUT = '/api/v1/auth/logout';
 describe('auth: logout', () => {
   let t: TestApp;
   let forge: TokenForge;
+
   beforeAll(async () => {
     t = await TestApp.create();
     forge = new TokenForge(t);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   const activeTokens = async (userId: number) => t.query('SELECT id FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
 

@@ -15,9 +15,7 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     t = await TestApp.create({ clock });
     forge = new TokenForge(t);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   // family ids compared in lower case: SQL Server returns uniqueidentifier values in upper case
   const tokenRow = async (refreshToken: string) => {

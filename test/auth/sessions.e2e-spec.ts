@@ -19,13 +19,12 @@ const sidOf = (accessToken: string) => decodeJwt(accessToken).payload.sid as str
 describe('auth: sessions and token liveness', () => {
   let t: TestApp;
   let forge: TokenForge;
+
   beforeAll(async () => {
     t = await TestApp.create({ extraModules: [ProbeModule] });
     forge = new TokenForge(t);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   /** A user holding the probe's permission (auditor), signed in once. */
   const newUser = () => t.createUser('auditor');

@@ -43,20 +43,15 @@ function walk(nodes: TreeNode[], visit: (n: TreeNode, parentLevel: number) => vo
 }
 
 describe('rubro tree at scale', () => {
-  let t: TestApp;
-  let admin: string;
-
+  let t: TestApp, admin: string;
   beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
+    ({ t, admin } = await TestApp.withAdmin());
     await seedBigTree(t);
     // a few leaves of the deepest level carry avisos
     await t.query(`INSERT INTO avisos (rubro_id) SELECT id FROM rubros WHERE nombre IN ('L10-0', 'L10-1', 'L10-2')`);
     await t.query('ANALYZE rubros'); // statistics, as a live table would have them
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('has seeded 10,000 rubros of depth 10', async () => {
     const [row] = await t.query<{ n: string | number }>('SELECT count(*) AS n FROM rubros');

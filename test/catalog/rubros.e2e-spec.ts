@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { createChain, createProduct, createProductType, createRubro, type Rubro, statusCounts, uid } from './catalog-fixtures.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/rubros';
 
@@ -10,18 +11,9 @@ interface TreeNode extends Rubro {
 }
 
 describe('rubros', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   const tree = async (query: Record<string, string> = {}): Promise<TreeNode[]> => {
     const res = await t.get(`${BASE}/tree`, { token: admin, query });
@@ -50,12 +42,8 @@ describe('rubros', () => {
     it('creates a root with 201, the rubro and a Location that resolves', async () => {
       const nombre = `Raíz ${uid()}`;
       const res = await t.post(BASE, { nombre, parentId: null }, { token: admin });
-      expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(Number), nombre, parentId: null, activo: true, tieneAvisos: false, nivel: 1 });
-      expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-      const read = await t.get(res.headers.location as string, { token: admin });
-      expect(read.status).toBe(200);
-      expect(read.body).toEqual(res.body);
+      const expected = { id: expect.any(Number), nombre, parentId: null, activo: true, tieneAvisos: false, nivel: 1 };
+      await expectCreatedAt(t, res, BASE, expected, admin);
     });
 
     it('creates a child one level below its parent', async () => {

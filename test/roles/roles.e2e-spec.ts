@@ -1,25 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { installedCatalog, REGISTERED_PERMISSION_CODES } from '../support/installed-catalog.js';
-import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
 
 const CANONICAL = ['admin', 'auditor', 'cajero', 'consulta', 'contable', 'diagramador', 'supervisor', 'vendedor'];
 
 const READ = 'administracion:roles:ver';
 
 describe('roles and permissions', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = Number((await t.query('SELECT id FROM users WHERE username = $1', [ADMIN_USERNAME]))[0].id);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   const code = (prefix = 'rol') => `${prefix}_${randomBytes(4).toString('hex')}`;
   const createRole = async (codigo = code(), extra: Record<string, unknown> = {}) => {
