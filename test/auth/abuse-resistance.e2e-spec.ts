@@ -4,6 +4,7 @@ import bcrypt from 'bcrypt';
 import { bcryptConcurrency, PasswordHasher } from '../../src/auth/password-hasher.js';
 import { PasswordStrength } from '../../src/users/password-strength.js';
 import { type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+import { whileRunning } from '../support/concurrency.js';
 
 const CHANGE = '/api/v1/users/me/password';
 const LOGIN = '/api/v1/auth/login';
@@ -14,21 +15,6 @@ const manyKeys = (n: number, extra: Record<string, unknown> = {}) => {
   for (let i = 0; i < n; i++) body[`k${i}`] = 1;
   return JSON.stringify(body);
 };
-
-/** Runs `victim` over and over while `attack` is in flight; answers both sides' results. */
-async function whileRunning<A, V>(attack: Promise<A>, victim: () => Promise<V>): Promise<{ attack: A; victim: V[] }> {
-  let done = false;
-  const finished = attack.finally(() => {
-    done = true;
-  });
-  const seen: V[] = [];
-  do {
-    seen.push(await victim());
-    // an in-process answer can come back on microtasks alone: let the attack's I/O run too
-    await new Promise((resolve) => setImmediate(resolve));
-  } while (!done);
-  return { attack: await finished, victim: seen };
-}
 
 describe('abuse resistance: no caller can starve the service', () => {
   describe('password work never holds a connection, a transaction or a lock', () => {

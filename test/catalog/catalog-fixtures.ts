@@ -14,6 +14,11 @@ export interface Rubro {
   nivel: number;
 }
 
+/** A rubro of the tree read (`GET …/rubros/tree`), with its children. */
+export interface RubroNode extends Rubro {
+  hijos: RubroNode[];
+}
+
 export async function createRubro(t: TestApp, token: string, nombre: string, parentId: number | null = null): Promise<Rubro> {
   const res = await t.post('/api/v1/admin/rubros', { nombre, parentId }, { token });
   if (res.status !== 201) throw new Error(`create rubro ${nombre}: ${res.status} ${res.text}`);
