@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
-import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/fiscal/ingresos-brutos';
 const PROVINCIAS = '/api/v1/admin/fiscal/provincias';
@@ -40,11 +40,8 @@ describe('fiscal: ingresos brutos and provincias', () => {
   afterAll(() => t.close());
 
   /** Each test owns its provincias, since the rule "one active entry per provincia" spans the file's database. */
-  async function createEntry(provincia: string, fields: Partial<{ descripcion: string; alicuota: number }> = {}): Promise<any> {
-    const res = await t.post(BASE, { provincia, descripcion: `IIBB ${provincia}`, alicuota: 3.5, ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createEntry = (provincia: string, fields: Partial<{ descripcion: string; alicuota: number }> = {}) =>
+    created(t.post(BASE, { provincia, descripcion: `IIBB ${provincia}`, alicuota: 3.5, ...fields }, { token: admin }));
 
   const send = (method: 'POST' | 'PUT', url: string, raw: string) => t.request(method, url, { token: admin, raw });
 

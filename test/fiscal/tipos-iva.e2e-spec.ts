@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
-import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/fiscal/tipos-iva';
 
@@ -14,11 +14,8 @@ describe('fiscal: tipos de IVA', () => {
   beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
   afterAll(() => t.close());
 
-  async function createTipo(fields: Partial<{ codigo: number; descripcion: string; porcentaje: number }> = {}): Promise<any> {
-    const res = await t.post(BASE, { codigo: codigo(), descripcion: 'IVA 21%', porcentaje: 21, ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createTipo = (fields: Partial<{ codigo: number; descripcion: string; porcentaje: number }> = {}) =>
+    created(t.post(BASE, { codigo: codigo(), descripcion: 'IVA 21%', porcentaje: 21, ...fields }, { token: admin }));
 
   /** POST/PUT with the body text exactly as written (numbers like 1e999 cannot go through JSON.stringify). */
   const send = (method: 'POST' | 'PUT', url: string, raw: string) => t.request(method, url, { token: admin, raw });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
-import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/medios';
 let seq = 0;
@@ -12,11 +12,7 @@ describe('medios', () => {
   beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
   afterAll(() => t.close());
 
-  async function createMedio(nombre = 'Diario de prueba'): Promise<any> {
-    const res = await t.post(BASE, { codigo: code(), nombre }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createMedio = (nombre = 'Diario de prueba') => created(t.post(BASE, { codigo: code(), nombre }, { token: admin }));
 
   it('creates a medio with 201, the resource and a Location that resolves to it', async () => {
     const codigo = code();

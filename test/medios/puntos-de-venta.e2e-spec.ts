@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
-import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { MEDIOS, deactivateMedioAs, newMedio } from './medios-fixtures.js';
 
 const BASE = '/api/v1/admin/puntos-de-venta';
-const MEDIOS = '/api/v1/admin/medios';
-let seq = 0;
 
 describe('puntos de venta', () => {
   let t: TestApp, admin: string, adminId: number;
@@ -15,19 +14,12 @@ describe('puntos de venta', () => {
   beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
   afterAll(() => t.close());
 
-  async function createMedio(): Promise<any> {
-    const res = await t.post(MEDIOS, { codigo: `PV_${process.pid}_${++seq}`, nombre: 'Medio' }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createMedio = () => newMedio(t, admin);
 
-  async function createPdv(medioId: number, fields: Partial<{ numeroAFIP: number; nombre: string; domicilio: string }> = {}): Promise<any> {
-    const res = await t.post(BASE, { medioId, numeroAFIP: nextNumero(), nombre: 'Casa central', domicilio: 'Calle 1', ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createPdv = (medioId: number, fields: Partial<{ numeroAFIP: number; nombre: string; domicilio: string }> = {}) =>
+    created(t.post(BASE, { medioId, numeroAFIP: nextNumero(), nombre: 'Casa central', domicilio: 'Calle 1', ...fields }, { token: admin }));
 
-  const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+  const deactivateMedio = (id: number) => deactivateMedioAs(t, admin, id);
 
   it('serves the eight operations to contable, which holds administracion:puntos_de_venta:gestionar but not the medios permission', async () => {
     const medio = await createMedio();

@@ -1,31 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
-import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { MEDIOS, deactivateMedioAs, newMedio, uniqueCode } from './medios-fixtures.js';
 
 const BASE = '/api/v1/admin/secciones';
-const MEDIOS = '/api/v1/admin/medios';
-let seq = 0;
-const code = (prefix = 'S') => `${prefix}_${process.pid}_${++seq}`;
+const code = () => uniqueCode('S');
 
 describe('secciones', () => {
   let t: TestApp, admin: string, adminId: number;
   beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
   afterAll(() => t.close());
 
-  async function createMedio(): Promise<any> {
-    const res = await t.post(MEDIOS, { codigo: code('M'), nombre: 'Medio' }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createMedio = () => newMedio(t, admin);
 
-  async function createSeccion(medioId: number, fields: Partial<{ codigo: string; nombre: string; tipo: string }> = {}): Promise<any> {
-    const res = await t.post(BASE, { medioId, codigo: code(), nombre: 'Clasificados', tipo: 'clasificados', ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createSeccion = (medioId: number, fields: Partial<{ codigo: string; nombre: string; tipo: string }> = {}) =>
+    created(t.post(BASE, { medioId, codigo: code(), nombre: 'Clasificados', tipo: 'clasificados', ...fields }, { token: admin }));
 
-  const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+  const deactivateMedio = (id: number) => deactivateMedioAs(t, admin, id);
 
   it('creates a seccion with 201, the resource and a Location that resolves to it', async () => {
     const medio = await createMedio();

@@ -1,6 +1,13 @@
 import { expect } from '@jest/globals';
 import type { HttpResult, TestApp } from './test-app.js';
 
+/** The body of a create that must succeed: anything but 201 fails the test with the answer. */
+export async function created<T = any>(request: Promise<HttpResult<T>>, what = 'create'): Promise<T> {
+  const res = await request;
+  if (res.status !== 201) throw new Error(`${what}: expected 201, got ${res.status} ${res.text}`);
+  return res.body;
+}
+
 /** The representation a create answers for an activable resource: the fields sent, an id, active, timestamps in UTC. */
 export const createdResource = (fields: object) => ({
   id: expect.any(Number),
