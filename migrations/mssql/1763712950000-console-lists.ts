@@ -1,5 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { ROLES_READ_SEED } from '../catalog-seed.js';
+
+/** The permission this migration added, frozen as it inserted it. */
+const ROLES_READ_SEED = {
+  codigo: 'administracion:roles:ver',
+  descripcion: 'Ver roles, sus permisos y el catálogo de permisos',
+  roles: ['admin', 'supervisor', 'auditor'],
+};
 
 /**
  * SQL Server counterpart of migrations/postgres/1763712950000-console-lists.ts: the permission

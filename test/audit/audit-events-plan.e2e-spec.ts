@@ -60,9 +60,7 @@ if (engineOf(process.env.TEST_SERVER_URL ?? 'postgres://') === 'postgres') {
       olderOrSame = ranges.filter((r) => r.from !== null && r.from.toISOString() <= `${deep.t.slice(0, 23)}Z`).map((r) => r.name);
       newer = ranges.filter((r) => !olderOrSame.includes(r.name)).map((r) => r.name);
     });
-    afterAll(async () => {
-      await t.close();
-    });
+    afterAll(() => t.close());
 
     let total: number;
     let deep: { t: string; id: string };

@@ -10,16 +10,9 @@ const URL = '/api/v1/audit/events';
  * other's rows where it matters.
  */
 describe('GET /api/v1/audit/events', () => {
-  let t: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   const list = (query: Record<string, string | number | undefined>, token = admin) => t.get(URL, { token, query });
 

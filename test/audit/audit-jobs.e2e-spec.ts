@@ -30,9 +30,7 @@ describe('scheduled maintenance jobs', () => {
     t = await TestApp.create({ clock: new FixedClock(NOW) });
     dialect = t.app.get<SqlDialect>(SQL_DIALECT);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   const count = async (sql: string, params: unknown[] = []) => Number((await t.query(sql, params))[0].n);
 
@@ -307,13 +305,8 @@ describe('scheduled maintenance jobs', () => {
 
 describe('scheduled maintenance jobs with JOBS_ENABLED', () => {
   let t: TestApp;
-
-  beforeAll(async () => {
-    t = await TestApp.create({ env: { NODE_ENV: 'development', JOBS_ENABLED: 'true' } });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create({ env: { NODE_ENV: 'development', JOBS_ENABLED: 'true' } })));
+  afterAll(() => t.close());
 
   it('registers the three seed schedules, translated to six-field cron, in UTC', () => {
     const jobs = t.app.get(SchedulerRegistry).getCronJobs() as Map<string, CronJob>;

@@ -34,9 +34,7 @@ describe('tamper-evident audit trail', () => {
     token = await t.adminToken();
     dialect = t.app.get<SqlDialect>(SQL_DIALECT);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   const createMedio = async () => {
     const res = await t.post('/api/v1/admin/medios', { codigo: `SEAL_${++n}`, nombre: `Medio ${n}` }, { token });

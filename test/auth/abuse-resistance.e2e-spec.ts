@@ -4,6 +4,7 @@ import bcrypt from 'bcrypt';
 import { bcryptConcurrency, PasswordHasher } from '../../src/auth/password-hasher.js';
 import { PasswordStrength } from '../../src/users/password-strength.js';
 import { type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+import { whileRunning } from '../support/concurrency.js';
 
 const CHANGE = '/api/v1/users/me/password';
 const LOGIN = '/api/v1/auth/login';
@@ -15,32 +16,11 @@ const manyKeys = (n: number, extra: Record<string, unknown> = {}) => {
   return JSON.stringify(body);
 };
 
-/** Runs `victim` over and over while `attack` is in flight; answers both sides' results. */
-async function whileRunning<A, V>(attack: Promise<A>, victim: () => Promise<V>): Promise<{ attack: A; victim: V[] }> {
-  let done = false;
-  const finished = attack.finally(() => {
-    done = true;
-  });
-  const seen: V[] = [];
-  do {
-    seen.push(await victim());
-    // an in-process answer can come back on microtasks alone: let the attack's I/O run too
-    await new Promise((resolve) => setImmediate(resolve));
-  } while (!done);
-  return { attack: await finished, victim: seen };
-}
-
 describe('abuse resistance: no caller can starve the service', () => {
   describe('password work never holds a connection, a transaction or a lock', () => {
-    let t: TestApp;
-    let admin: string;
-    beforeAll(async () => {
-      t = await TestApp.create({ env: { PASSWORD_QUEUE_MAX: '3' } });
-      admin = await t.adminToken();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    let t: TestApp, admin: string;
+    beforeAll(async () => ({ t, admin } = await TestApp.withAdmin({ env: { PASSWORD_QUEUE_MAX: '3' } })));
+    afterAll(() => t.close());
     afterEach(() => {
       jest.restoreAllMocks();
     });
@@ -170,12 +150,8 @@ describe('abuse resistance: no caller can starve the service', () => {
 
   describe('wrong current passwords count as failed sign-ins', () => {
     let t: TestApp;
-    beforeAll(async () => {
-      t = await TestApp.create();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    beforeAll(async () => (t = await TestApp.create()));
+    afterAll(() => t.close());
 
     it('answers the 11th change from one address with 429 even with the right current password, and records each wrong one as password.change failure invalid_password', async () => {
       const user = await t.createUser('cajero');
@@ -230,15 +206,9 @@ describe('abuse resistance: no caller can starve the service', () => {
   });
 
   describe('request shapes are bounded before validation', () => {
-    let t: TestApp;
-    let admin: string;
-    beforeAll(async () => {
-      t = await TestApp.create();
-      admin = await t.adminToken();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    let t: TestApp, admin: string;
+    beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+    afterAll(() => t.close());
 
     it('refuses three concurrent 70,000-key bodies with a short 400 validacion while /health/live keeps answering 200', async () => {
       const body = manyKeys(70_000);

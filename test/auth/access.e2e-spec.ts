@@ -8,21 +8,16 @@ import {
   PROBE_PERMISSION,
   ProbeModule,
   TokenForge,
+  appWithForge,
   decodeJwt,
 } from './support/auth-helpers.js';
 
 const ME = '/api/v1/auth/me';
 
 describe('auth: access tokens and the deny-by-default guard', () => {
-  let t: TestApp;
-  let forge: TokenForge;
-  beforeAll(async () => {
-    t = await TestApp.create({ extraModules: [ProbeModule] });
-    forge = new TokenForge(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, forge: TokenForge;
+  beforeAll(async () => ({ t, forge } = await appWithForge({ extraModules: [ProbeModule] })));
+  afterAll(() => t.close());
 
   const setOverrides = (userId: number, overrides: { granted: string[]; denied: string[] }) =>
     t.query('UPDATE users SET permission_overrides = $1 WHERE id = $2', [JSON.stringify(overrides), userId]);

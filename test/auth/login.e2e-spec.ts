@@ -8,12 +8,8 @@ const LOGIN = '/api/v1/auth/login';
 
 describe('auth: login', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await TestApp.create();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create()));
+  afterAll(() => t.close());
   afterEach(() => {
     jest.restoreAllMocks();
   });

@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp, expectProblem } from '../support/test-app.js';
-import { TokenForge } from './support/auth-helpers.js';
+import { TokenForge, appWithForge } from './support/auth-helpers.js';
 
 const LOGOUT = '/api/v1/auth/logout';
 
 describe('auth: logout', () => {
-  let t: TestApp;
-  let forge: TokenForge;
-  beforeAll(async () => {
-    t = await TestApp.create();
-    forge = new TokenForge(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, forge: TokenForge;
+  beforeAll(async () => ({ t, forge } = await appWithForge()));
+  afterAll(() => t.close());
 
   const activeTokens = async (userId: number) => t.query('SELECT id FROM refresh_tokens WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
 

@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FixedClock } from '../../src/common/context/clock.js';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
-import { TokenForge, dumpAllTables, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
+import { TokenForge, appWithForge, dumpAllTables, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
 
 const REFRESH = '/api/v1/auth/refresh';
 const DAY_MS = 86_400_000;
 
 describe('auth: refresh-token rotation and reuse detection', () => {
-  let t: TestApp;
-  let forge: TokenForge;
+  let t: TestApp, forge: TokenForge;
   const clock = new FixedClock(new Date());
 
-  beforeAll(async () => {
-    t = await TestApp.create({ clock });
-    forge = new TokenForge(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, forge } = await appWithForge({ clock })));
+  afterAll(() => t.close());
 
   // family ids compared in lower case: SQL Server returns uniqueidentifier values in upper case
   const tokenRow = async (refreshToken: string) => {

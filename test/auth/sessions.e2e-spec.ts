@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
-import { PROBE_GUARDED, ProbeModule, TokenForge, decodeJwt } from './support/auth-helpers.js';
+import { PROBE_GUARDED, ProbeModule, TokenForge, appWithForge, decodeJwt } from './support/auth-helpers.js';
 
 const ME = '/api/v1/auth/me';
 const LOGOUT = '/api/v1/auth/logout';
@@ -17,15 +17,9 @@ const sidOf = (accessToken: string) => decodeJwt(accessToken).payload.sid as str
  * refresh token, even though the access token has not expired.
  */
 describe('auth: sessions and token liveness', () => {
-  let t: TestApp;
-  let forge: TokenForge;
-  beforeAll(async () => {
-    t = await TestApp.create({ extraModules: [ProbeModule] });
-    forge = new TokenForge(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, forge: TokenForge;
+  beforeAll(async () => ({ t, forge } = await appWithForge({ extraModules: [ProbeModule] })));
+  afterAll(() => t.close());
 
   /** A user holding the probe's permission (auditor), signed in once. */
   const newUser = () => t.createUser('auditor');

@@ -15,12 +15,9 @@ const freshIp = () => `10.0.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250)
 describe('auth: login throttling', () => {
   let t: TestApp;
   const clock = new FixedClock(new Date());
-  beforeAll(async () => {
-    t = await TestApp.create({ clock });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+
+  beforeAll(async () => (t = await TestApp.create({ clock })));
+  afterAll(() => t.close());
   afterEach(() => {
     jest.restoreAllMocks();
   });

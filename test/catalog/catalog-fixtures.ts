@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { TestApp } from '../support/test-app.js';
+import { created } from '../support/resources.js';
 
 /** A short unique suffix, so tests that share one database never clash on names or codes. */
 export const uid = () => randomBytes(3).toString('hex').toUpperCase();
@@ -14,11 +15,13 @@ export interface Rubro {
   nivel: number;
 }
 
-export async function createRubro(t: TestApp, token: string, nombre: string, parentId: number | null = null): Promise<Rubro> {
-  const res = await t.post('/api/v1/admin/rubros', { nombre, parentId }, { token });
-  if (res.status !== 201) throw new Error(`create rubro ${nombre}: ${res.status} ${res.text}`);
-  return res.body;
+/** A rubro of the tree read (`GET …/rubros/tree`), with its children. */
+export interface RubroNode extends Rubro {
+  hijos: RubroNode[];
 }
+
+export const createRubro = (t: TestApp, token: string, nombre: string, parentId: number | null = null): Promise<Rubro> =>
+  created(t.post('/api/v1/admin/rubros', { nombre, parentId }, { token }), `create rubro ${nombre}`);
 
 /** A chain of `levels` rubros, root first: chain[i] sits at level i + 1. */
 export async function createChain(t: TestApp, token: string, levels: number, prefix = `C${uid()}`): Promise<Rubro[]> {
@@ -28,11 +31,11 @@ export async function createChain(t: TestApp, token: string, levels: number, pre
   return chain;
 }
 
-export async function createProductType(t: TestApp, token: string, codigo = `PT_${uid()}`): Promise<{ id: number; codigo: string }> {
-  const res = await t.post('/api/v1/admin/product-types', { codigo, nombre: `Tipo ${codigo}`, descripcion: 'para tests' }, { token });
-  if (res.status !== 201) throw new Error(`create product type ${codigo}: ${res.status} ${res.text}`);
-  return res.body;
-}
+export const createProductType = (t: TestApp, token: string, codigo = `PT_${uid()}`): Promise<{ id: number; codigo: string }> =>
+  created(
+    t.post('/api/v1/admin/product-types', { codigo, nombre: `Tipo ${codigo}`, descripcion: 'para tests' }, { token }),
+    `create product type ${codigo}`,
+  );
 
 export async function createProduct(
   t: TestApp,
@@ -41,9 +44,10 @@ export async function createProduct(
   productTypeId: number,
   codigo = `P_${uid()}`,
 ): Promise<{ id: number; codigo: string }> {
-  const res = await t.post('/api/v1/admin/products', { codigo, nombre: `Producto ${codigo}`, rubroId, productTypeId }, { token });
-  if (res.status !== 201) throw new Error(`create product ${codigo}: ${res.status} ${res.text}`);
-  return res.body;
+  return created(
+    t.post('/api/v1/admin/products', { codigo, nombre: `Producto ${codigo}`, rubroId, productTypeId }, { token }),
+    `create product ${codigo}`,
+  );
 }
 
 /** Counts the answers of concurrent requests by status. */

@@ -9,9 +9,7 @@ describe('catalog in the OpenAPI document', () => {
     t = await TestApp.create();
     doc = (await t.get('/docs/openapi.json')).body;
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('documents no update or delete of prices', () => {
     expect(Object.keys(doc.paths['/api/v1/products/{id}/prices/{priceId}'])).toEqual(['get']);

@@ -2,25 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
 import { createProduct, createProductType, createRubro, statusCounts, uid } from './catalog-fixtures.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const READ = '/api/v1/product-types';
 const ADMIN = '/api/v1/admin/product-types';
 
 describe('product types', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
   let consulta: CreatedUser;
 
   beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
+    ({ t, admin, adminId } = await TestApp.withAdmin());
     consulta = await t.createUser('consulta');
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   describe('access', () => {
     it('lets any valid token read', async () => {
@@ -33,29 +28,14 @@ describe('product types', () => {
   describe('create', () => {
     it('creates with 201, the type and a Location at the public read path that resolves', async () => {
       const codigo = `AVISO_${uid()}`;
-      const res = await t.post(ADMIN, { codigo, nombre: 'Aviso clasificado', descripcion: 'Por palabra' }, { token: admin });
-      expect(res.status).toBe(201);
-      expect(res.body).toEqual({
-        id: expect.any(Number),
-        codigo,
-        nombre: 'Aviso clasificado',
-        descripcion: 'Por palabra',
-        activo: true,
-        createdAt: expect.stringMatching(/Z$/),
-        updatedAt: expect.stringMatching(/Z$/),
-      });
-      expect(res.headers.location).toBe(`${READ}/${res.body.id}`);
-      const read = await t.get(res.headers.location as string, { token: consulta.token });
-      expect(read.status).toBe(200);
-      expect(read.body).toEqual(res.body);
+      const fields = { codigo, nombre: 'Aviso clasificado', descripcion: 'Por palabra' };
+      await expectCreatedAt(t, await t.post(ADMIN, fields, { token: admin }), READ, createdResource(fields), consulta.token);
     });
 
     it('audits tipo_producto.create with the created fields', async () => {
       const codigo = `AUD_${uid()}`;
       const type = (await t.post(ADMIN, { codigo, nombre: 'Auditado' }, { token: admin })).body;
-      const [event] = await t.auditEvents({ action: 'tipo_producto.create', targetId: String(type.id) });
-      expect(event).toMatchObject({ target_type: 'tipo_producto' });
-      expect(event.metadata).toEqual({ after: { codigo, nombre: 'Auditado', descripcion: '' } });
+      await expectCreateAudited(t, 'tipo_producto', type.id, adminId, { codigo, nombre: 'Auditado', descripcion: '' });
     });
 
     it('rejects a duplicate codigo with 409 duplicado, also when the holder is inactive', async () => {

@@ -2,29 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
 import { createProduct, createProductType, createRubro, type Rubro, statusCounts, uid } from './catalog-fixtures.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const READ = '/api/v1/products';
 const ADMIN = '/api/v1/admin/products';
 
 describe('products', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
   let vendedor: CreatedUser;
   let rubro: Rubro;
   let type: { id: number; codigo: string };
 
   beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
+    ({ t, admin, adminId } = await TestApp.withAdmin());
     vendedor = await t.createUser('vendedor');
     rubro = await createRubro(t, admin, `Productos ${uid()}`);
     type = await createProductType(t, admin);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   const inactiveRubro = async () => {
     const r = await createRubro(t, admin, `Inactivo ${uid()}`);
@@ -48,31 +43,14 @@ describe('products', () => {
   describe('create', () => {
     it('creates with 201, the product and a Location at the public read path that resolves', async () => {
       const codigo = `CLASIF_${uid()}`;
-      const res = await t.post(ADMIN, { codigo, nombre: 'Clasificado', rubroId: rubro.id, productTypeId: type.id }, { token: admin });
-      expect(res.status).toBe(201);
-      expect(res.body).toEqual({
-        id: expect.any(Number),
-        codigo,
-        nombre: 'Clasificado',
-        rubroId: rubro.id,
-        productTypeId: type.id,
-        activo: true,
-        createdAt: expect.stringMatching(/Z$/),
-        updatedAt: expect.stringMatching(/Z$/),
-      });
-      expect(res.headers.location).toBe(`${READ}/${res.body.id}`);
-      const read = await t.get(res.headers.location as string, { token: vendedor.token });
-      expect(read.status).toBe(200);
-      expect(read.body).toEqual(res.body);
+      const fields = { codigo, nombre: 'Clasificado', rubroId: rubro.id, productTypeId: type.id };
+      await expectCreatedAt(t, await t.post(ADMIN, fields, { token: admin }), READ, createdResource(fields), vendedor.token);
     });
 
     it('audits producto.create with the created fields', async () => {
       const product = await createProduct(t, admin, rubro.id, type.id);
-      const [event] = await t.auditEvents({ action: 'producto.create', targetId: String(product.id) });
-      expect(event).toMatchObject({ target_type: 'producto' });
-      expect(event.metadata).toEqual({
-        after: { codigo: product.codigo, nombre: `Producto ${product.codigo}`, rubroId: rubro.id, productTypeId: type.id },
-      });
+      const after = { codigo: product.codigo, nombre: `Producto ${product.codigo}`, rubroId: rubro.id, productTypeId: type.id };
+      await expectCreateAudited(t, 'producto', product.id, adminId, after);
     });
 
     it('rejects an inactive product type with 409 tipo_producto_inactivo', async () => {

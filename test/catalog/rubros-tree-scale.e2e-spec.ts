@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
-
-interface TreeNode {
-  id: number;
-  nombre: string;
-  parentId: number | null;
-  activo: boolean;
-  tieneAvisos: boolean;
-  nivel: number;
-  hijos: TreeNode[];
-}
+import type { RubroNode } from './catalog-fixtures.js';
 
 const ROOTS = 10;
 const PER_LEVEL = 1110; // levels 2..10
@@ -35,7 +26,7 @@ async function seedBigTree(t: TestApp): Promise<void> {
   }
 }
 
-function walk(nodes: TreeNode[], visit: (n: TreeNode, parentLevel: number) => void, parentLevel = 0): void {
+function walk(nodes: RubroNode[], visit: (n: RubroNode, parentLevel: number) => void, parentLevel = 0): void {
   for (const n of nodes) {
     visit(n, parentLevel);
     walk(n.hijos, visit, n.nivel);
@@ -43,20 +34,15 @@ function walk(nodes: TreeNode[], visit: (n: TreeNode, parentLevel: number) => vo
 }
 
 describe('rubro tree at scale', () => {
-  let t: TestApp;
-  let admin: string;
-
+  let t: TestApp, admin: string;
   beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
+    ({ t, admin } = await TestApp.withAdmin());
     await seedBigTree(t);
     // a few leaves of the deepest level carry avisos
     await t.query(`INSERT INTO avisos (rubro_id) SELECT id FROM rubros WHERE nombre IN ('L10-0', 'L10-1', 'L10-2')`);
     await t.query('ANALYZE rubros'); // statistics, as a live table would have them
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('has seeded 10,000 rubros of depth 10', async () => {
     const [row] = await t.query<{ n: string | number }>('SELECT count(*) AS n FROM rubros');
@@ -91,7 +77,7 @@ describe('rubro tree at scale', () => {
     let deepest = 0;
     let withAvisos = 0;
     let misleveled = 0;
-    walk(res.body as TreeNode[], (n, parentLevel) => {
+    walk(res.body as RubroNode[], (n, parentLevel) => {
       count++;
       deepest = Math.max(deepest, n.nivel);
       if (n.tieneAvisos) withAvisos++;
@@ -101,7 +87,7 @@ describe('rubro tree at scale', () => {
     expect(misleveled).toBe(0);
     expect(deepest).toBe(LEVELS);
     expect(withAvisos).toBe(3);
-    expect((res.body as TreeNode[]).map((r) => r.nombre)).toEqual(['L1-0', 'L1-1', 'L1-2', 'L1-3', 'L1-4', 'L1-5', 'L1-6', 'L1-7', 'L1-8', 'L1-9']);
+    expect((res.body as RubroNode[]).map((r) => r.nombre)).toEqual(['L1-0', 'L1-1', 'L1-2', 'L1-3', 'L1-4', 'L1-5', 'L1-6', 'L1-7', 'L1-8', 'L1-9']);
   });
 
   it('refuses a child under a level-10 rubro of the big tree with 409 profundidad_maxima', async () => {

@@ -1,34 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
-import { createChain, createProduct, createProductType, createRubro, type Rubro, statusCounts, uid } from './catalog-fixtures.js';
+import { createChain, createProduct, createProductType, createRubro, type RubroNode, statusCounts, uid } from './catalog-fixtures.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/rubros';
 
-interface TreeNode extends Rubro {
-  hijos: TreeNode[];
-}
-
 describe('rubros', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  const tree = async (query: Record<string, string> = {}): Promise<TreeNode[]> => {
+  const tree = async (query: Record<string, string> = {}): Promise<RubroNode[]> => {
     const res = await t.get(`${BASE}/tree`, { token: admin, query });
     expect(res.status).toBe(200);
     return res.body;
   };
-  const findNode = (nodes: TreeNode[], id: number): TreeNode | undefined => {
+  const findNode = (nodes: RubroNode[], id: number): RubroNode | undefined => {
     for (const n of nodes) {
       if (n.id === id) return n;
       const inner = findNode(n.hijos, id);
@@ -50,12 +38,8 @@ describe('rubros', () => {
     it('creates a root with 201, the rubro and a Location that resolves', async () => {
       const nombre = `Raíz ${uid()}`;
       const res = await t.post(BASE, { nombre, parentId: null }, { token: admin });
-      expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(Number), nombre, parentId: null, activo: true, tieneAvisos: false, nivel: 1 });
-      expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-      const read = await t.get(res.headers.location as string, { token: admin });
-      expect(read.status).toBe(200);
-      expect(read.body).toEqual(res.body);
+      const expected = { id: expect.any(Number), nombre, parentId: null, activo: true, tieneAvisos: false, nivel: 1 };
+      await expectCreatedAt(t, res, BASE, expected, admin);
     });
 
     it('creates a child one level below its parent', async () => {
@@ -433,7 +417,7 @@ describe('rubros', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.text).toBe(JSON.stringify(res.body));
-      const node = findNode(res.body as TreeNode[], root.id)!;
+      const node = findNode(res.body as RubroNode[], root.id)!;
       expect(node).toStrictEqual({ ...root, hijos: [{ ...hijo, tieneAvisos: true, hijos: [] }] });
       const keys = ['id', 'nombre', 'parentId', 'activo', 'tieneAvisos', 'nivel', 'hijos'];
       expect(Object.keys(node)).toEqual(keys);

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { CANONICAL_ROLES, INSTALLED_PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
 import { MSSQL_MIGRATIONS } from '../../migrations/mssql/index.js';
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
 import { type CapturedStatement, captureMigrations, type DeclaredSchema, parseMssqlDdl, stripComments } from '../support/mssql-ddl.js';
 import { captureMssqlStatements } from '../support/mssql-statements.js';
+import { catalogInserted, installedCatalog, REGISTERED_PERMISSION_CODES } from '../support/installed-catalog.js';
 
 /**
  * The T-SQL of the SQL Server migrations, checked without a server (SQL Server cannot run on the
@@ -324,12 +324,17 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     });
   });
 
-  it('seeds the canonical roles, the permission catalog and its role assignments', () => {
-    const inserts = (table: string) => statements.filter((s) => new RegExp(String.raw`^\s*INSERT INTO dbo\.${table} `).test(s.sql));
-    expect(inserts('roles').map((s) => s.parameters)).toEqual(CANONICAL_ROLES.map((r) => [r.codigo, r.nombre, r.descripcion]));
-    expect(inserts('permissions').map((s) => s.parameters)).toEqual(INSTALLED_PERMISSION_CATALOG.map((p) => [p.codigo, p.descripcion]));
-    expect(inserts('role_permissions').map((s) => s.parameters)).toEqual(
-      INSTALLED_PERMISSION_CATALOG.flatMap((p) => p.roles.map((r) => [p.codigo, r])),
-    );
+  it('seeds the canonical roles, the permission catalog and its role assignments exactly as the PostgreSQL migrations do', async () => {
+    const mssql = catalogInserted(statements);
+    expect(mssql).toEqual(await installedCatalog(POSTGRES_MIGRATIONS));
+    expect(mssql.roles.map((r) => r.codigo)).toEqual(['admin', 'supervisor', 'cajero', 'vendedor', 'contable', 'auditor', 'diagramador', 'consulta']);
+    const roles = new Set(mssql.roles.map((r) => r.codigo));
+    const codes = new Set(mssql.permissions.map((p) => p.codigo));
+    expect(mssql.grants.filter(([codigo, rol]) => !codes.has(codigo) || !roles.has(rol))).toEqual([]);
+  });
+
+  it('inserts every code of the permission registry, and no other: a new code ships with the migration that inserts it', () => {
+    const codes = catalogInserted(statements).permissions.map((p) => p.codigo);
+    expect(codes.sort()).toEqual(REGISTERED_PERMISSION_CODES);
   });
 });

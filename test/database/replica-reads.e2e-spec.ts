@@ -38,13 +38,12 @@ describe('read replica routing', () => {
   describe('a replica URL on the primary itself', () => {
     let t: TestApp;
     let token: string;
+
     beforeAll(async () => {
       t = await TestApp.create({ env: (url) => ({ DATABASE_READ_URL: url }) });
       token = await t.adminToken();
     });
-    afterAll(async () => {
-      await t.close();
-    });
+    afterAll(() => t.close());
 
     it('serves the audit query and the paged lists from the replica pool (its own sessions)', async () => {
       const reads = t.app.get(ReplicaReads);
@@ -84,13 +83,12 @@ describe('read replica routing', () => {
   describe('a replica nobody answers on', () => {
     let t: TestApp;
     let token: string;
+
     beforeAll(async () => {
       t = await TestApp.create({ env: { DATABASE_READ_URL: 'postgres://postgres@127.0.0.1:1/medios' } });
       token = await t.adminToken();
     });
-    afterAll(async () => {
-      await t.close();
-    });
+    afterAll(() => t.close());
 
     it('answers the audit query and the paged lists from the primary with 200, never an error', async () => {
       for (const url of ['/api/v1/audit/events', '/api/v1/users', '/api/v1/products', '/api/v1/product-types', '/api/v1/admin/puntos-de-venta'])

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/fiscal/ingresos-brutos';
 const PROVINCIAS = '/api/v1/admin/fiscal/provincias';
@@ -34,25 +35,13 @@ const CODES = [
 ];
 
 describe('fiscal: ingresos brutos and provincias', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   /** Each test owns its provincias, since the rule "one active entry per provincia" spans the file's database. */
-  async function createEntry(provincia: string, fields: Partial<{ descripcion: string; alicuota: number }> = {}): Promise<any> {
-    const res = await t.post(BASE, { provincia, descripcion: `IIBB ${provincia}`, alicuota: 3.5, ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createEntry = (provincia: string, fields: Partial<{ descripcion: string; alicuota: number }> = {}) =>
+    created(t.post(BASE, { provincia, descripcion: `IIBB ${provincia}`, alicuota: 3.5, ...fields }, { token: admin }));
 
   const send = (method: 'POST' | 'PUT', url: string, raw: string) => t.request(method, url, { token: admin, raw });
 
@@ -68,33 +57,13 @@ describe('fiscal: ingresos brutos and provincias', () => {
   });
 
   it('creates an entry with 201, the resource and a Location that resolves to it', async () => {
-    const res = await t.post(BASE, { provincia: 'CATAMARCA', descripcion: 'Actividad general', alicuota: 1.2345 }, { token: admin });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      provincia: 'CATAMARCA',
-      descripcion: 'Actividad general',
-      alicuota: 1.2345,
-      activo: true,
-      createdAt: expect.stringMatching(/Z$/),
-      updatedAt: expect.stringMatching(/Z$/),
-    });
-    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-    const read = await t.get(res.headers.location as string, { token: admin });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(res.body);
+    const fields = { provincia: 'CATAMARCA', descripcion: 'Actividad general', alicuota: 1.2345 };
+    await expectCreatedAt(t, await t.post(BASE, fields, { token: admin }), BASE, createdResource(fields), admin);
   });
 
   it('audits ingresos_brutos.create with the actor and {after}', async () => {
     const entry = await createEntry('CHACO', { descripcion: 'Chaco general', alicuota: 2.5 });
-    const [event] = await t.auditEvents({ action: 'ingresos_brutos.create', targetId: String(entry.id) });
-    expect(event).toMatchObject({
-      action: 'ingresos_brutos.create',
-      target_type: 'ingresos_brutos',
-      target_id: String(entry.id),
-      actor_user_id: adminId,
-    });
-    expect(event.metadata).toEqual({ after: { provincia: 'CHACO', descripcion: 'Chaco general', alicuota: 2.5 } });
+    await expectCreateAudited(t, 'ingresos_brutos', entry.id, adminId, { provincia: 'CHACO', descripcion: 'Chaco general', alicuota: 2.5 });
   });
 
   it('stores alicuota exactly as decimal(7,4) and returns it as a JSON number', async () => {

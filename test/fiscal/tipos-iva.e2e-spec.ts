@@ -2,30 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestApp } from '../support/test-app.js';
 import { expectFiscalError } from './fiscal-support.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/fiscal/tipos-iva';
 
 describe('fiscal: tipos de IVA', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
   let nextCodigo = 100;
   const codigo = () => ++nextCodigo;
 
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
-  async function createTipo(fields: Partial<{ codigo: number; descripcion: string; porcentaje: number }> = {}): Promise<any> {
-    const res = await t.post(BASE, { codigo: codigo(), descripcion: 'IVA 21%', porcentaje: 21, ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createTipo = (fields: Partial<{ codigo: number; descripcion: string; porcentaje: number }> = {}) =>
+    created(t.post(BASE, { codigo: codigo(), descripcion: 'IVA 21%', porcentaje: 21, ...fields }, { token: admin }));
 
   /** POST/PUT with the body text exactly as written (numbers like 1e999 cannot go through JSON.stringify). */
   const send = (method: 'POST' | 'PUT', url: string, raw: string) => t.request(method, url, { token: admin, raw });
@@ -39,28 +29,13 @@ describe('fiscal: tipos de IVA', () => {
 
   it('creates a tipo de IVA with 201, the resource and a Location that resolves to it', async () => {
     const c = codigo();
-    const res = await t.post(BASE, { codigo: c, descripcion: 'IVA 10,5%', porcentaje: 10.5 }, { token: admin });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      codigo: c,
-      descripcion: 'IVA 10,5%',
-      porcentaje: 10.5,
-      activo: true,
-      createdAt: expect.stringMatching(/Z$/),
-      updatedAt: expect.stringMatching(/Z$/),
-    });
-    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-    const read = await t.get(res.headers.location as string, { token: admin });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(res.body);
+    const fields = { codigo: c, descripcion: 'IVA 10,5%', porcentaje: 10.5 };
+    await expectCreatedAt(t, await t.post(BASE, fields, { token: admin }), BASE, createdResource(fields), admin);
   });
 
   it('audits tipo_iva.create with the actor and {after}', async () => {
     const tipo = await createTipo({ descripcion: 'IVA 27%', porcentaje: 27 });
-    const [event] = await t.auditEvents({ action: 'tipo_iva.create', targetId: String(tipo.id) });
-    expect(event).toMatchObject({ action: 'tipo_iva.create', target_type: 'tipo_iva', target_id: String(tipo.id), actor_user_id: adminId });
-    expect(event.metadata).toEqual({ after: { codigo: tipo.codigo, descripcion: 'IVA 27%', porcentaje: 27 } });
+    await expectCreateAudited(t, 'tipo_iva', tipo.id, adminId, { codigo: tipo.codigo, descripcion: 'IVA 27%', porcentaje: 27 });
   });
 
   it('stores porcentaje exactly as decimal(5,2) and returns it as a JSON number', async () => {

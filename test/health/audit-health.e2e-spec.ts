@@ -13,13 +13,8 @@ const CHECKS = ['versioning', 'retention', 'partitions_audit_events', 'partition
  */
 describe('GET /health/audit', () => {
   let t: TestApp;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create()));
+  afterAll(() => t.close());
 
   /** Asserts a 503 whose only failing entries are `failing`, every other check up. */
   async function expectDown(failing: string[]) {
@@ -129,13 +124,8 @@ describe('GET /health/audit', () => {
 
 describe('GET /health/audit with AUDIT_FRESHNESS_HOURS', () => {
   let t: TestApp;
-
-  beforeAll(async () => {
-    t = await TestApp.create({ env: { AUDIT_FRESHNESS_HOURS: '48' } });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create({ env: { AUDIT_FRESHNESS_HOURS: '48' } })));
+  afterAll(() => t.close());
 
   it('uses the configured allowance: a 25-hour-old newest event is fresh within 48 hours, a 49-hour-old one is not', async () => {
     await insertEvent(t, { occurredAt: ago(49 * 3_600_000), actorUserId: 1 });

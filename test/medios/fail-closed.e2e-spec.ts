@@ -4,12 +4,8 @@ import { TestApp } from '../support/test-app.js';
 /** Fail-closed: if the audit record cannot be written, the change is not kept — proven through HTTP. */
 describe('medios fail-closed audit', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await TestApp.create();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create()));
+  afterAll(() => t.close());
 
   it('answers a failed audit insert on POST /api/v1/admin/medios with a 500 problem document and keeps no medio', async () => {
     const token = await t.adminToken();

@@ -1,54 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
 
 const BASE = '/api/v1/admin/medios';
 let seq = 0;
 const code = () => `MED_${process.pid}_${++seq}`;
 
 describe('medios', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  async function createMedio(nombre = 'Diario de prueba'): Promise<any> {
-    const res = await t.post(BASE, { codigo: code(), nombre }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createMedio = (nombre = 'Diario de prueba') => created(t.post(BASE, { codigo: code(), nombre }, { token: admin }));
 
   it('creates a medio with 201, the resource and a Location that resolves to it', async () => {
     const codigo = code();
     const res = await t.post(BASE, { codigo, nombre: 'Diario del Norte' }, { token: admin });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      codigo,
-      nombre: 'Diario del Norte',
-      activo: true,
-      createdAt: expect.stringMatching(/Z$/),
-      updatedAt: expect.stringMatching(/Z$/),
-    });
-    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-    const read = await t.get(res.headers.location as string, { token: admin });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(res.body);
+    await expectCreatedAt(t, res, BASE, createdResource({ codigo, nombre: 'Diario del Norte' }), admin);
   });
 
   it('audits medio.create with the actor and {after}', async () => {
     const medio = await createMedio('Radio Sur');
-    const [event] = await t.auditEvents({ action: 'medio.create', targetId: String(medio.id) });
-    expect(event).toMatchObject({ action: 'medio.create', target_type: 'medio', target_id: String(medio.id), actor_user_id: adminId });
-    expect(event.metadata).toEqual({ after: { codigo: medio.codigo, nombre: 'Radio Sur' } });
+    await expectCreateAudited(t, 'medio', medio.id, adminId, { codigo: medio.codigo, nombre: 'Radio Sur' });
   });
 
   it.each([

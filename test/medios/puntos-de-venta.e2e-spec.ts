@@ -1,40 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { MEDIOS, deactivateMedioAs, newMedio } from './medios-fixtures.js';
 
 const BASE = '/api/v1/admin/puntos-de-venta';
-const MEDIOS = '/api/v1/admin/medios';
-let seq = 0;
 
 describe('puntos de venta', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
   let numero = 0;
   const nextNumero = () => ++numero;
 
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
-  async function createMedio(): Promise<any> {
-    const res = await t.post(MEDIOS, { codigo: `PV_${process.pid}_${++seq}`, nombre: 'Medio' }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createMedio = () => newMedio(t, admin);
 
-  async function createPdv(medioId: number, fields: Partial<{ numeroAFIP: number; nombre: string; domicilio: string }> = {}): Promise<any> {
-    const res = await t.post(BASE, { medioId, numeroAFIP: nextNumero(), nombre: 'Casa central', domicilio: 'Calle 1', ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createPdv = (medioId: number, fields: Partial<{ numeroAFIP: number; nombre: string; domicilio: string }> = {}) =>
+    created(t.post(BASE, { medioId, numeroAFIP: nextNumero(), nombre: 'Casa central', domicilio: 'Calle 1', ...fields }, { token: admin }));
 
-  const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+  const deactivateMedio = (id: number) => deactivateMedioAs(t, admin, id);
 
   it('serves the eight operations to contable, which holds administracion:puntos_de_venta:gestionar but not the medios permission', async () => {
     const medio = await createMedio();
@@ -55,39 +40,19 @@ describe('puntos de venta', () => {
 
   it('creates a point of sale with 201, the resource and a Location that resolves to it', async () => {
     const medio = await createMedio();
-    const res = await t.post(
-      BASE,
-      { medioId: medio.id, numeroAFIP: 4321, nombre: 'Sucursal Centro', domicilio: 'Av. Belgrano 100' },
-      { token: admin },
-    );
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      medioId: medio.id,
-      numeroAFIP: 4321,
-      nombre: 'Sucursal Centro',
-      domicilio: 'Av. Belgrano 100',
-      activo: true,
-      createdAt: expect.stringMatching(/Z$/),
-      updatedAt: expect.stringMatching(/Z$/),
-    });
-    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-    const read = await t.get(res.headers.location as string, { token: admin });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(res.body);
+    const fields = { medioId: medio.id, numeroAFIP: 4321, nombre: 'Sucursal Centro', domicilio: 'Av. Belgrano 100' };
+    await expectCreatedAt(t, await t.post(BASE, fields, { token: admin }), BASE, createdResource(fields), admin);
   });
 
   it('audits punto_de_venta.create with the actor and {after}', async () => {
     const medio = await createMedio();
     const pdv = await createPdv(medio.id, { nombre: 'Kiosco', domicilio: 'Plaza' });
-    const [event] = await t.auditEvents({ action: 'punto_de_venta.create', targetId: String(pdv.id) });
-    expect(event).toMatchObject({
-      action: 'punto_de_venta.create',
-      target_type: 'punto_de_venta',
-      target_id: String(pdv.id),
-      actor_user_id: adminId,
+    await expectCreateAudited(t, 'punto_de_venta', pdv.id, adminId, {
+      medioId: medio.id,
+      numeroAFIP: pdv.numeroAFIP,
+      nombre: 'Kiosco',
+      domicilio: 'Plaza',
     });
-    expect(event.metadata).toEqual({ after: { medioId: medio.id, numeroAFIP: pdv.numeroAFIP, nombre: 'Kiosco', domicilio: 'Plaza' } });
   });
 
   it('accepts numeroAFIP 1 and 99999 and rejects 0, 100000, a string, a fraction and null with 400 validacion', async () => {

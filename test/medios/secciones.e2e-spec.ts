@@ -1,67 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectProblem, TestApp } from '../support/test-app.js';
 import { itSwitchesActivationIdempotently } from '../support/activation.js';
+import { created, createdResource, expectCreateAudited, expectCreatedAt } from '../support/resources.js';
+import { MEDIOS, deactivateMedioAs, newMedio, uniqueCode } from './medios-fixtures.js';
 
 const BASE = '/api/v1/admin/secciones';
-const MEDIOS = '/api/v1/admin/medios';
-let seq = 0;
-const code = (prefix = 'S') => `${prefix}_${process.pid}_${++seq}`;
+const code = () => uniqueCode('S');
 
 describe('secciones', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = (await t.get('/api/v1/auth/me', { token: admin })).body.id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const createMedio = () => newMedio(t, admin);
 
-  async function createMedio(): Promise<any> {
-    const res = await t.post(MEDIOS, { codigo: code('M'), nombre: 'Medio' }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const createSeccion = (medioId: number, fields: Partial<{ codigo: string; nombre: string; tipo: string }> = {}) =>
+    created(t.post(BASE, { medioId, codigo: code(), nombre: 'Clasificados', tipo: 'clasificados', ...fields }, { token: admin }));
 
-  async function createSeccion(medioId: number, fields: Partial<{ codigo: string; nombre: string; tipo: string }> = {}): Promise<any> {
-    const res = await t.post(BASE, { medioId, codigo: code(), nombre: 'Clasificados', tipo: 'clasificados', ...fields }, { token: admin });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
-
-  const deactivateMedio = async (id: number) => expect((await t.post(`${MEDIOS}/${id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+  const deactivateMedio = (id: number) => deactivateMedioAs(t, admin, id);
 
   it('creates a seccion with 201, the resource and a Location that resolves to it', async () => {
     const medio = await createMedio();
     const codigo = code();
-    const res = await t.post(BASE, { medioId: medio.id, codigo, nombre: 'Fúnebres', tipo: 'funebres' }, { token: admin });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: expect.any(Number),
-      medioId: medio.id,
-      codigo,
-      nombre: 'Fúnebres',
-      tipo: 'funebres',
-      activo: true,
-      createdAt: expect.stringMatching(/Z$/),
-      updatedAt: expect.stringMatching(/Z$/),
-    });
-    expect(res.headers.location).toBe(`${BASE}/${res.body.id}`);
-    const read = await t.get(res.headers.location as string, { token: admin });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(res.body);
+    const fields = { medioId: medio.id, codigo, nombre: 'Fúnebres', tipo: 'funebres' };
+    await expectCreatedAt(t, await t.post(BASE, fields, { token: admin }), BASE, createdResource(fields), admin);
   });
 
   it('audits seccion.create with the actor and {after}', async () => {
     const medio = await createMedio();
     const seccion = await createSeccion(medio.id, { nombre: 'Edictos', tipo: 'edictos' });
-    const [event] = await t.auditEvents({ action: 'seccion.create', targetId: String(seccion.id) });
-    expect(event).toMatchObject({ action: 'seccion.create', target_type: 'seccion', target_id: String(seccion.id), actor_user_id: adminId });
-    expect(event.metadata).toEqual({ after: { medioId: medio.id, codigo: seccion.codigo, nombre: 'Edictos', tipo: 'edictos' } });
+    await expectCreateAudited(t, 'seccion', seccion.id, adminId, { medioId: medio.id, codigo: seccion.codigo, nombre: 'Edictos', tipo: 'edictos' });
   });
 
   it('accepts every tipo of the allowed list', async () => {

@@ -5,12 +5,8 @@ import { TestApp } from '../support/test-app.js';
 /** What `npm run cli -- admin:reset-password <username>` does, on a real database. */
 describe('operator password reset (CLI admin:reset-password)', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await TestApp.create();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create()));
+  afterAll(() => t.close());
 
   it('gives the user a temporary password that signs in with mustChangePassword set', async () => {
     const user = await t.createUser('supervisor');

@@ -37,16 +37,9 @@ const lower = () =>
     .replace(/\d/g, (d) => 'ghijklmnop'[Number(d)]!);
 
 describe('console lists', () => {
-  let t: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   const list = (path: string, query: Record<string, string | number>) => t.get(path, { token: admin, query: { pageSize: 100, ...query } });
 

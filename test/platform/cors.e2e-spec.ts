@@ -16,16 +16,9 @@ const preflight = (t: TestApp, url: string, origin: string, method: string, head
 const corsHeaders = (headers: Record<string, unknown>) => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
 
 describe('CORS for the admin console', () => {
-  let t: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    t = await TestApp.create({ env: { CORS_ORIGINS: `${CONSOLE}, https://other-console.example.test` } });
-    admin = await t.adminToken();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin({ env: { CORS_ORIGINS: `${CONSOLE}, https://other-console.example.test` } })));
+  afterAll(() => t?.close());
 
   it.each(['GET', 'POST', 'PUT', 'DELETE'])(
     'answers a preflight for %s from a listed origin with 204 and every method and header the console sends',
@@ -74,16 +67,9 @@ describe('CORS for the admin console', () => {
 });
 
 describe('bodiless operations accept an empty body sent as application/json', () => {
-  let t: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t?.close());
 
   const empty = (method: 'POST' | 'DELETE', url: string, token: string) =>
     t.request(method, url, { token, raw: '', headers: { 'content-type': 'application/json' } });

@@ -18,20 +18,16 @@ const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\
 const headerOf = (answer: string, name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(answer)?.[1]?.trim();
 
 describe('hardening: tokens, caching, strength, transport errors', () => {
-  let t: TestApp;
+  let t: TestApp, admin: string;
   let user: CreatedUser;
-  let admin: string;
   let forge: TokenForge;
 
   beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
+    ({ t, admin } = await TestApp.withAdmin());
     user = await t.createUser('supervisor');
     forge = new TokenForge(t);
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   describe('access tokens', () => {
     it('refuses a validly signed token whose header carries crit with 401', async () => {

@@ -260,16 +260,9 @@ const RESOURCES: Resource[] = [
 ];
 
 describe('lost updates are refused with 412 on every single resource (ETag / If-Match)', () => {
-  let t: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t?.close());
 
   /** Bodies that depend on the resource's current state (ids of other rows). */
   async function body(resource: Resource, change: Change, which: 'first' | 'second', current: any): Promise<unknown> {

@@ -9,13 +9,12 @@ import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../support/test-env.js';
 describe('OpenAPI document', () => {
   let t: TestApp;
   let doc: any;
+
   beforeAll(async () => {
     t = await TestApp.create();
     doc = JSON.parse(JSON.stringify(buildOpenApiDocument(t.app)));
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it('matches the committed openapi.json (regenerate with `npm run openapi`)', () => {
     const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));

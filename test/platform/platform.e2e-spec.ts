@@ -10,12 +10,8 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('platform', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await TestApp.create();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => (t = await TestApp.create()));
+  afterAll(() => t.close());
 
   it('answers /health/live with 200 and a generated correlation id', async () => {
     const res = await t.get('/health/live');

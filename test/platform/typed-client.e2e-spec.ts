@@ -34,9 +34,7 @@ describe('typed client: the console flows against a running service', () => {
       expiredAccessToken: (user) => forge.rs256(forge.claims(user, { iat: past - 900, exp: past })),
     };
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it.each(FLOWS.map((flow) => [flow.name, flow] as const))('%s', async (_name, flow) => {
     await flow.run(ctx);

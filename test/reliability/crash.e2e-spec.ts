@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { CANONICAL_ROLES } from '../../migrations/catalog-seed.js';
+import { installedCatalog } from '../support/installed-catalog.js';
 import { ADMIN_PASSWORD, onlyOn } from '../support/test-app.js';
 import {
   type Answer,
@@ -243,7 +243,7 @@ describe('crash consistency: SIGKILL of the built server mid-flight', () => {
 
 async function findOrphans(owner: DataSource, acks: Ack[]) {
   const q = (sql: string, params: unknown[] = []) => owner.query(sql, params) as Promise<Array<Record<string, string>>>;
-  const canonical = CANONICAL_ROLES.map((r) => r.codigo);
+  const canonical = (await installedCatalog()).roles.map((r) => r.codigo);
   const changesWithoutAuditEvent: string[] = [];
   const createEventsWithoutRow: string[] = [];
   for (const [action, { table, key }] of Object.entries(CREATES)) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreatedUser, HttpResult } from '../support/test-app.js';
 import { recordFigures } from './support/figures.js';
 import { ReliabilityApp } from './support/reliability-app.js';
+import { whileRunning } from '../support/concurrency.js';
 
 /**
  * No caller can starve the service: the attacks of the abuse-resistance rules, measured from the
@@ -20,20 +21,6 @@ async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
   const started = performance.now();
   const value = await work();
   return { ms: performance.now() - started, value };
-}
-
-/** Runs `victim` over and over while `attack` is in flight. */
-async function whileRunning<A, V>(attack: Promise<A>, victim: () => Promise<V>): Promise<{ attack: A; victim: V[] }> {
-  let done = false;
-  const finished = attack.finally(() => {
-    done = true;
-  });
-  const seen: V[] = [];
-  do {
-    seen.push(await victim());
-    await new Promise((resolve) => setImmediate(resolve));
-  } while (!done);
-  return { attack: await finished, victim: seen };
 }
 
 const countBy = (statuses: number[]) => statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});

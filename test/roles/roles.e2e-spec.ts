@@ -1,25 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { INSTALLED_PERMISSION_CATALOG } from '../../migrations/catalog-seed.js';
-import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
+import { installedCatalog, REGISTERED_PERMISSION_CODES } from '../support/installed-catalog.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
 
 const CANONICAL = ['admin', 'auditor', 'cajero', 'consulta', 'contable', 'diagramador', 'supervisor', 'vendedor'];
 
 const READ = 'administracion:roles:ver';
 
 describe('roles and permissions', () => {
-  let t: TestApp;
-  let admin: string;
-  let adminId: number;
-
-  beforeAll(async () => {
-    t = await TestApp.create();
-    admin = await t.adminToken();
-    adminId = Number((await t.query('SELECT id FROM users WHERE username = $1', [ADMIN_USERNAME]))[0].id);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  let t: TestApp, admin: string, adminId: number;
+  beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()));
+  afterAll(() => t.close());
 
   const code = (prefix = 'rol') => `${prefix}_${randomBytes(4).toString('hex')}`;
   const createRole = async (codigo = code(), extra: Record<string, unknown> = {}) => {
@@ -257,10 +248,13 @@ describe('roles and permissions', () => {
     it('answers the catalog [{codigo, descripcion}] sorted by codigo', async () => {
       const res = await t.get('/api/v1/permisos', { token: admin });
       expect(res.status).toBe(200);
-      const expected = INSTALLED_PERMISSION_CATALOG.map((p) => ({ codigo: p.codigo, descripcion: p.descripcion })).sort((a, b) =>
-        a.codigo < b.codigo ? -1 : 1,
-      );
+      const expected = (await installedCatalog()).permissions.sort((a, b) => (a.codigo < b.codigo ? -1 : 1));
       expect(res.body).toEqual(expected);
+    });
+
+    it('holds exactly the codes of the permission registry the routes require', async () => {
+      const res = await t.get('/api/v1/permisos', { token: admin });
+      expect(res.body.map((p: { codigo: string }) => p.codigo)).toEqual(REGISTERED_PERMISSION_CODES);
     });
   });
 

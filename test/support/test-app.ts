@@ -43,6 +43,13 @@ export interface CreatedUser {
  * One application on its own fresh database (cloned from the migrated template on PostgreSQL,
  * migrated from scratch on SQL Server), driven in-process with fastify's inject.
  */
+export interface TestAppOptions {
+  /** environment overrides; a function receives the URL of the app's fresh database */
+  env?: Record<string, string> | ((databaseUrl: string) => Record<string, string>);
+  clock?: Clock;
+  extraModules?: AppModuleOptions['extraModules'];
+}
+
 export class TestApp {
   private constructor(
     readonly app: NestFastifyApplication,
@@ -51,14 +58,7 @@ export class TestApp {
     private readonly databaseName: string,
   ) {}
 
-  static async create(
-    options: {
-      /** environment overrides; a function receives the URL of the app's fresh database */
-      env?: Record<string, string> | ((databaseUrl: string) => Record<string, string>);
-      clock?: Clock;
-      extraModules?: AppModuleOptions['extraModules'];
-    } = {},
-  ): Promise<TestApp> {
+  static async create(options: TestAppOptions = {}): Promise<TestApp> {
     const { name, url } = await createTestDatabase(loadAppConfig(process.env));
     const engine = engineOf(url);
     const dialect = dialectFor(engine);
@@ -67,6 +67,17 @@ export class TestApp {
     const database: DatabaseRuntime = { url, engine, dialect, embedded: false, stop: async () => {} };
     const app = await createApp({ config, database, clock: options.clock, extraModules: options.extraModules });
     return new TestApp(app, app.get<DataSource>(getDataSourceToken()), config, name);
+  }
+
+  /**
+   * A new app with the bootstrap `admin` (every permission) signed in: the usual start of a test
+   * file, `beforeAll(async () => ({ t, admin, adminId } = await TestApp.withAdmin()))`.
+   */
+  static async withAdmin(options: TestAppOptions = {}): Promise<{ t: TestApp; admin: string; adminId: number }> {
+    const t = await TestApp.create(options);
+    const admin = await t.adminToken();
+    const [row] = await t.query<{ id: number | string }>('SELECT id FROM users WHERE username = $1', [ADMIN_USERNAME]);
+    return { t, admin, adminId: Number(row!.id) };
   }
 
   get engine() {

@@ -5,7 +5,7 @@ import { type AuthenticatedUser, CurrentUser } from '../../../src/auth/decorator
 import { Public } from '../../../src/auth/decorators/public.decorator.js';
 import { Authenticated, RequirePermission } from '../../../src/auth/decorators/require-permission.decorator.js';
 import { JwtKeys } from '../../../src/auth/jwt-keys.js';
-import type { HttpResult, TestApp } from '../../support/test-app.js';
+import { type HttpResult, TestApp, type TestAppOptions } from '../../support/test-app.js';
 
 /** A permission-guarded route and two audited ones, mounted only in the auth tests' app. */
 export const PROBE_PERMISSION = 'administracion:auditoria:ver';
@@ -52,6 +52,12 @@ export function decodeJwt(token: string): { header: Record<string, unknown>; pay
     header: JSON.parse(Buffer.from(h ?? '', 'base64url').toString('utf8')),
     payload: JSON.parse(Buffer.from(p ?? '', 'base64url').toString('utf8')),
   };
+}
+
+/** A new app and a forge of tokens signed with its key. */
+export async function appWithForge(options: TestAppOptions = {}): Promise<{ t: TestApp; forge: TokenForge }> {
+  const t = await TestApp.create(options);
+  return { t, forge: new TokenForge(t) };
 }
 
 /** Builds access tokens by hand (valid ones and every kind of forgery) with the app's own key. */

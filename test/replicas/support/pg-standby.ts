@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../support/free-port.js';
 
 const run = promisify(execFile);
 
@@ -51,17 +51,6 @@ async function ownDir(prefix: string): Promise<string> {
   chmodSync(dir, 0o700);
   if (isRoot) await run('chown', ['postgres:', dir]);
   return dir;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 /** One PostgreSQL server of the pair, in a temp dir of its own. */

@@ -1,0 +1,134 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { ALL_SETTINGS, ConfigValidationError, loadAppConfig } from './app-config.js';
+
+/** Variables read by someone else: the OpenTelemetry SDK reads its own. */
+const notOurs = (variable: string) => variable.startsWith('OTEL_');
+
+/** A value no rule accepts (not a number, a switch, a word of a list, a URL, a role, a list of origins or keys, a PEM). */
+const MALFORMED = '¿ ?';
+
+/** Free text: any value is accepted. */
+const FREE_TEXT = ['HOST', 'DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE', 'TRUST_PROXY'];
+
+const byVariable = new Map(ALL_SETTINGS.flatMap((s) => s.variables.map((v) => [v, s] as const)));
+const variables = [...byVariable.keys()];
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadAppConfig(env);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigValidationError) return err.problems;
+    throw err;
+  }
+}
+
+/** The README's configuration table: each row's variables and its default column. */
+function readmeRows(): Array<{ variables: string[]; defaults: string }> {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|').map((cell) => cell.trim()))
+    .map(([, names = '', defaults = '']) => ({ variables: [...names.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaults }))
+    .filter((row) => !row.variables.some(notOurs));
+}
+
+describe('configuration', () => {
+  describe('documentation', () => {
+    it('documents in the README table exactly the variables the settings read', () => {
+      const documented = readmeRows().flatMap((row) => row.variables);
+      expect([...documented].sort()).toEqual([...variables].sort());
+      expect(new Set(documented).size).toBe(documented.length);
+    });
+
+    it('gives in the README table the default each setting declares', () => {
+      const mismatches = readmeRows().flatMap(({ variables: names, defaults }) => {
+        const parts = defaults.split(' / ');
+        if (parts.length !== names.length) return names.filter((v) => byVariable.get(v)!.defaultText !== undefined);
+        return names.filter((v, i) => {
+          const part = parts[i]!.replaceAll('`', '');
+          const word = part.split(/[\s(]/)[0]!;
+          // "unset: …" or another variable's name: the setting itself declares no default
+          const written = part.startsWith('unset') || /^[A-Z][A-Z0-9_]+$/.test(word) ? undefined : part === 'empty' ? '' : word;
+          return written !== byVariable.get(v)!.defaultText;
+        });
+      });
+      expect(mismatches).toEqual([]);
+    });
+
+    it('lists every variable in .env.example, each line with the default the setting declares', () => {
+      const example = readFileSync('.env.example', 'utf8');
+      expect(variables.filter((v) => !new RegExp(String.raw`\b${v}\b`).test(example))).toEqual([]);
+      const lines = [...example.matchAll(/^# ([A-Z][A-Z0-9_]+)=(\S*)/gm)].map(([, v, value]) => [v!, value!] as const).filter(([v]) => !notOurs(v));
+      expect(lines.map(([v]) => v).filter((v) => !byVariable.has(v))).toEqual([]);
+      const wrong = lines.filter(([v, value]) => byVariable.get(v)!.defaultText !== undefined && byVariable.get(v)!.defaultText !== value);
+      expect(wrong).toEqual([]);
+    });
+  });
+
+  describe('validation', () => {
+    it.each(variables.filter((v) => !FREE_TEXT.includes(v)))('rejects a malformed %s with a message that names it', (variable) => {
+      const problems = problemsOf({ NODE_ENV: 'test', [variable]: MALFORMED });
+      expect(problems.length).toBeGreaterThan(0);
+      expect(problems.every((p) => p.includes(variable))).toBe(true);
+    });
+
+    it.each(FREE_TEXT)('accepts any text in %s', (variable) => {
+      expect(problemsOf({ NODE_ENV: 'test', [variable]: MALFORMED })).toEqual([]);
+    });
+
+    it('reports every bad variable at once, each once, quoting what it got unless the variable holds a secret', () => {
+      expect(problemsOf({ NODE_ENV: 'test', PORT: 'abc', BCRYPT_ROUNDS: '99', AUDIT_SANITIZE_KEYS: 'token!', LOG_PRETTY: 'maybe' }).sort()).toEqual([
+        'AUDIT_SANITIZE_KEYS must be a comma-separated list of key names (got "***")',
+        'BCRYPT_ROUNDS must be an integer from 4 to 15',
+        'LOG_PRETTY must be true or false (got "maybe")',
+        'PORT must be an integer from 0 to 65535 (got "abc")',
+      ]);
+    });
+
+    it('treats an empty value as unset for text and URLs, and as an error for numbers and switches', () => {
+      const config = loadAppConfig({ NODE_ENV: 'development', HOST: ' ', DATABASE_URL: '', JWT_ISSUER: '' });
+      expect(config).toMatchObject({ host: '0.0.0.0', databaseUrl: undefined, jwt: { issuer: 'medios-admin-api' } });
+      expect(problemsOf({ NODE_ENV: 'test', PORT: '' })).toEqual(['PORT must be an integer from 0 to 65535 (got "")']);
+      expect(problemsOf({ NODE_ENV: 'test', JOBS_ENABLED: '' })).toEqual(['JOBS_ENABLED must be true or false (got "")']);
+    });
+
+    it('requires a database, JWT keys and an audit signing key in production', () => {
+      expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+        expect.stringMatching(/^DATABASE_URL is required when NODE_ENV=production/),
+        expect.stringMatching(/^JWT_PRIVATE_KEY and JWT_PUBLIC_KEY .* are required when NODE_ENV=production/),
+        expect.stringMatching(/^AUDIT_SIGNING_KEY .* is required when NODE_ENV=production/),
+      ]);
+    });
+  });
+
+  describe('defaults', () => {
+    it('applies the declared defaults outside tests', () => {
+      const config = loadAppConfig({ NODE_ENV: 'development' });
+      expect(config).toMatchObject({
+        port: 3000,
+        metricsPort: 9464,
+        logLevel: 'info',
+        jobsEnabled: true,
+        trustProxy: false,
+        corsOrigins: [],
+        db: { poolSize: 10, appRole: 'medios_app' },
+        readReplica: undefined,
+      });
+    });
+
+    it('under NODE_ENV=test opens no metrics listener, logs nothing, connects as the owner and never schedules jobs', () => {
+      const config = loadAppConfig({ NODE_ENV: 'test', JOBS_ENABLED: 'true' });
+      expect(config).toMatchObject({ metricsPort: 0, logLevel: 'silent', jobsEnabled: false, db: { appRole: '' } });
+    });
+
+    it('gives the read replica the primary pool size unless DB_READ_POOL_SIZE is set', () => {
+      const base = { NODE_ENV: 'test', DATABASE_URL: 'postgres://u@primary/db', DATABASE_READ_URL: 'postgres://u@replica/db', DB_POOL_SIZE: '7' };
+      expect(loadAppConfig(base).readReplica).toEqual({ url: 'postgres://u@replica/db', maxLagSeconds: 30, poolSize: 7 });
+      expect(loadAppConfig({ ...base, DB_READ_POOL_SIZE: '3' }).readReplica?.poolSize).toBe(3);
+    });
+  });
+});
