@@ -108,7 +108,7 @@ export class AuthService {
   }
 
   /**
-   * SEED table 3.1, "refresh": the access token must carry a valid signature, issuer, audience
+   * Refresh (docs/auth.md, "Refresh: rotation and reuse detection"): the access token must carry a valid signature, issuer, audience
    * and `kid` (its expiry is ignored); the refresh token is then consumed in one transaction with
    * its row locked. The transaction commits before the answer, so a family revoked because a
    * revoked token came back stays revoked although the answer is 401.

@@ -89,7 +89,7 @@ export class RefreshTokensService {
   }
 
   /**
-   * SEED table 3.1, "refresh": consumes a presented refresh token for the user named by the
+   * The refresh rules of docs/auth.md ("Refresh: rotation and reuse detection"): consumes a presented refresh token for the user named by the
    * (signature-checked) access token. Must run inside a transaction: the token's row is locked
    * (SELECT … FOR UPDATE / WITH (UPDLOCK, ROWLOCK)) until commit, so concurrent presentations of
    * one token are serialized and only the first can rotate it; the others then find it revoked

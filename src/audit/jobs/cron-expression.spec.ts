@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { CronTime } from 'cron';
-import { quartzToCron, SEED_SCHEDULES } from './cron-expression.js';
+import { quartzToCron, JOB_SCHEDULES } from './cron-expression.js';
 
 /** The next `count` firing instants of a six-field expression in UTC, after `from`. */
 function nextRuns(expression: string, from: string, count: number): string[] {
@@ -17,17 +17,17 @@ function nextRuns(expression: string, from: string, count: number): string[] {
 
 describe('quartzToCron', () => {
   it('translates the partition manager schedule (0 0 2 1 * ?) to the 1st of every month at 02:00 UTC', () => {
-    expect(quartzToCron(SEED_SCHEDULES.partitionManager)).toBe('0 0 2 1 * *');
+    expect(quartzToCron(JOB_SCHEDULES.partitionManager)).toBe('0 0 2 1 * *');
     expect(nextRuns('0 0 2 1 * *', '2025-01-15T00:00:00Z', 3)).toEqual(['2025-02-01T02:00:00Z', '2025-03-01T02:00:00Z', '2025-04-01T02:00:00Z']);
   });
 
   it('translates the retention schedule (0 0 3 1 1 ?) to 1 January at 03:00 UTC', () => {
-    expect(quartzToCron(SEED_SCHEDULES.retention)).toBe('0 0 3 1 1 *');
+    expect(quartzToCron(JOB_SCHEDULES.retention)).toBe('0 0 3 1 1 *');
     expect(nextRuns('0 0 3 1 1 *', '2025-01-15T00:00:00Z', 2)).toEqual(['2026-01-01T03:00:00Z', '2027-01-01T03:00:00Z']);
   });
 
   it('translates the integrity check schedule (0 0 1 ? * SUN) to Sundays at 01:00 UTC', () => {
-    expect(quartzToCron(SEED_SCHEDULES.integrityCheck)).toBe('0 0 1 * * 0');
+    expect(quartzToCron(JOB_SCHEDULES.integrityCheck)).toBe('0 0 1 * * 0');
     // 2025-03-02 is a Sunday
     expect(nextRuns('0 0 1 * * 0', '2025-03-01T00:00:00Z', 2)).toEqual(['2025-03-02T01:00:00Z', '2025-03-09T01:00:00Z']);
   });

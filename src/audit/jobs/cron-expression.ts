@@ -28,7 +28,7 @@ function quartzDay(token: string, expression: string): string {
 }
 
 /** The schedules of docs/api.md "Scheduled jobs", in Quartz syntax (UTC). */
-export const SEED_SCHEDULES = {
+export const JOB_SCHEDULES = {
   partitionManager: '0 0 2 1 * ?',
   retention: '0 0 3 1 1 ?',
   integrityCheck: '0 0 1 ? * SUN',

@@ -1,6 +1,6 @@
 import type { PartitionRange, VersionedTable } from '../../database/dialects/sql-dialect.js';
 
-/** SEED section 8 and 6.3: what the audit storage must keep and for how long. */
+/** What the audit storage must keep and for how long (docs/operations-audit.md, "Scheduled maintenance"). */
 export const STORAGE_POLICY = {
   versionedTables: ['users', 'roles', 'permissions', 'role_permissions'] as const satisfies readonly VersionedTable[],
   historyRetentionYears: 10,
