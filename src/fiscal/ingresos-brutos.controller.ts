@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
 import { PathId } from '../common/validation/path-id.js';
@@ -34,12 +34,10 @@ export class IngresosBrutosController {
     description:
       'One active entry per provincia (409 `duplicado`). `alicuota` is checked on the raw JSON body before binding. Audited as `ingresos_brutos.create`.',
   })
-  @ApiCreatedResponse({ type: IngresosBrutosDto, description: 'Created; `Location` points at the entry.' })
+  @Created(IngresosBrutosDto, (entry) => `/api/v1/admin/fiscal/ingresos-brutos/${entry.id}`, 'Created; `Location` points at the entry.')
   @ApiFiscalErrors(BAD_ALICUOTA, 401, 403, ACTIVE_CLASH)
-  async create(@Body() dto: IngresosBrutosBodyDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<IngresosBrutosDto> {
-    const entry = await this.ingresos.create(dto);
-    reply.header('location', `/api/v1/admin/fiscal/ingresos-brutos/${entry.id}`);
-    return entry;
+  create(@Body() dto: IngresosBrutosBodyDto): Promise<IngresosBrutosDto> {
+    return this.ingresos.create(dto);
   }
 
   @Get()

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiFiscalErrors } from '../common/swagger/problem.dto.js';
 import { PathId } from '../common/validation/path-id.js';
@@ -33,12 +33,10 @@ export class TiposIvaController {
     description:
       '`codigo` is the AFIP integer code, unique (409 `duplicado`). `porcentaje` is checked on the raw JSON body before binding. Audited as `tipo_iva.create`.',
   })
-  @ApiCreatedResponse({ type: TipoIvaDto, description: 'Created; `Location` points at the tipo de IVA.' })
+  @Created(TipoIvaDto, (tipo) => `/api/v1/admin/fiscal/tipos-iva/${tipo.id}`, 'Created; `Location` points at the tipo de IVA.')
   @ApiFiscalErrors(BAD_PORCENTAJE, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
-  async create(@Body() dto: CreateTipoIvaDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<TipoIvaDto> {
-    const tipo = await this.tipos.create(dto);
-    reply.header('location', `/api/v1/admin/fiscal/tipos-iva/${tipo.id}`);
-    return tipo;
+  create(@Body() dto: CreateTipoIvaDto): Promise<TipoIvaDto> {
+    return this.tipos.create(dto);
   }
 
   @Get()

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateMedioDto, MedioDto, MediosQueryDto, UpdateMedioDto } from './dto/medio.dto.js';
@@ -24,12 +24,10 @@ export class MediosController {
     summary: 'Create a medio',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
   })
-  @ApiCreatedResponse({ type: MedioDto, description: 'Created; `Location` points at the medio.' })
+  @Created(MedioDto, (medio) => `/api/v1/admin/medios/${medio.id}`, 'Created; `Location` points at the medio.')
   @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
-  async create(@Body() dto: CreateMedioDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<MedioDto> {
-    const medio = await this.medios.create(dto);
-    reply.header('location', `/api/v1/admin/medios/${medio.id}`);
-    return medio;
+  create(@Body() dto: CreateMedioDto): Promise<MedioDto> {
+    return this.medios.create(dto);
   }
 
   @Get()

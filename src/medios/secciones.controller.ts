@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { CreateSeccionDto, SeccionDto, SeccionesQueryDto, UpdateSeccionDto } from './dto/seccion.dto.js';
@@ -27,7 +27,7 @@ export class SeccionesController {
     description:
       'Under an existing (404) and active (409 `medio_inactivo`) medio. `codigo` is unique within the medio (409 `duplicado`); another medio may use the same codigo. Audited as `seccion.create`.',
   })
-  @ApiCreatedResponse({ type: SeccionDto, description: 'Created; `Location` points at the seccion.' })
+  @Created(SeccionDto, (seccion) => `/api/v1/admin/secciones/${seccion.id}`, 'Created; `Location` points at the seccion.')
   @ApiErrors(
     400,
     401,
@@ -35,10 +35,8 @@ export class SeccionesController {
     [404, 'The medio does not exist (`no_encontrado`).'],
     [409, 'The codigo is taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
   )
-  async create(@Body() dto: CreateSeccionDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SeccionDto> {
-    const seccion = await this.secciones.create(dto);
-    reply.header('location', `/api/v1/admin/secciones/${seccion.id}`);
-    return seccion;
+  create(@Body() dto: CreateSeccionDto): Promise<SeccionDto> {
+    return this.secciones.create(dto);
   }
 
   @Get()

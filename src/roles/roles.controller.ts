@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
@@ -55,12 +55,10 @@ export class RolesController {
     description:
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
   })
-  @ApiCreatedResponse({ type: RolDto, description: 'Created; `Location` points at the role.' })
+  @Created(RolDto, (role) => `/api/v1/roles/${role.codigo}`, 'Created; `Location` points at the role.')
   @ApiErrors(400, 401, 403, [409, 'The codigo is taken, possibly by an inactive role (`duplicado`).'])
-  async create(@Body() dto: CreateRoleDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<RolDto> {
-    const role = await this.roles.create(dto);
-    reply.header('location', `/api/v1/roles/${role.codigo}`);
-    return role;
+  create(@Body() dto: CreateRoleDto): Promise<RolDto> {
+    return this.roles.create(dto);
   }
 
   @Get(':codigo')

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../common/http/created.decorator.js';
 import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { Authenticated, RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
 import { SesionDto } from '../auth/dto/session.dto.js';
@@ -103,7 +103,7 @@ export class UsersController {
       '(nothing created, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`). ' +
       `Checks in order: 400, 403, 409. ${POLICY} ${PASSWORD_WORK}`,
   })
-  @ApiCreatedResponse({ type: UsuarioCreatedDto, description: 'Created; `Location` points at the user.' })
+  @Created(UsuarioCreatedDto, (user) => `/api/v1/users/${user.id}`, 'Created; `Location` points at the user.')
   @ApiErrors(
     [400, 'Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`).'],
     401,
@@ -111,14 +111,8 @@ export class UsersController {
     [409, 'The username is taken (`duplicado`).'],
     [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry.'],
   )
-  async create(
-    @Body() dto: CreateUserDto,
-    @CurrentUser() caller: AuthenticatedUser,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<UsuarioCreatedDto> {
-    const user = await this.users.create(dto, caller.userId);
-    reply.header('location', `/api/v1/users/${user.id}`);
-    return user;
+  create(@Body() dto: CreateUserDto, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioCreatedDto> {
+    return this.users.create(dto, caller.userId);
   }
 
   @Get(':id')

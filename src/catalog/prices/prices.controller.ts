@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../../common/http/created.decorator.js';
 import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
@@ -67,11 +67,13 @@ export class PricesController {
     description:
       '`fechaVigencia` must be on or after today in America/Argentina/Buenos_Aires (else 400) and strictly after every existing date of the product (else 409 `precio_no_posterior`; of two concurrent adds for one product at most one succeeds). `monto` is a JSON number > 0 with at most 2 decimals. Transactional with the audit event `producto.precio_add` (targetType `producto`, targetId the product id).',
   })
-  @ApiCreatedResponse({ type: AddPriceResponseDto, description: 'Added; `Location` is `/api/v1/products/{id}/prices/{priceId}`.' })
+  @Created(
+    AddPriceResponseDto,
+    (price) => `/api/v1/products/${price.productId}/prices/${price.id}`,
+    'Added; `Location` is `/api/v1/products/{id}/prices/{priceId}`.',
+  )
   @ApiErrors(400, 401, 403, 404, [409, 'Not after the existing history (`precio_no_posterior`).'])
-  async add(@PathId() id: number, @Body() dto: AddPriceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<AddPriceResponseDto> {
-    const price = await this.prices.add(id, dto);
-    reply.header('location', `/api/v1/products/${id}/prices/${price.id}`);
-    return price;
+  add(@PathId() id: number, @Body() dto: AddPriceDto): Promise<AddPriceResponseDto> {
+    return this.prices.add(id, dto);
   }
 }

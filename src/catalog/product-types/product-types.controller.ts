@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../../common/http/created.decorator.js';
 import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
@@ -55,12 +55,10 @@ export class ProductTypesController {
     summary: 'Create a product type',
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique (409 `duplicado`, inactive ones included). Audited as `tipo_producto.create`.',
   })
-  @ApiCreatedResponse({ type: ProductTypeDto, description: 'Created; `Location` is the public read path `/api/v1/product-types/{id}`.' })
+  @Created(ProductTypeDto, (type) => `/api/v1/product-types/${type.id}`, 'Created; `Location` is the public read path `/api/v1/product-types/{id}`.')
   @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
-  async create(@Body() dto: CreateProductTypeDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProductTypeDto> {
-    const type = await this.types.create(dto);
-    reply.header('location', `/api/v1/product-types/${type.id}`);
-    return type;
+  create(@Body() dto: CreateProductTypeDto): Promise<ProductTypeDto> {
+    return this.types.create(dto);
   }
 
   @Put('admin/product-types/:id')

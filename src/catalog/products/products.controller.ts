@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../../common/http/created.decorator.js';
 import { Authenticated, RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
@@ -52,7 +52,7 @@ export class ProductsController {
     description:
       'A missing rubro or product type is 404; an inactive rubro 409 `rubro_inactivo`; an inactive product type 409 `tipo_producto_inactivo`; a taken codigo 409 `duplicado` (inactive products included). Audited as `producto.create`.',
   })
-  @ApiCreatedResponse({ type: ProductDto, description: 'Created; `Location` is the public read path `/api/v1/products/{id}`.' })
+  @Created(ProductDto, (product) => `/api/v1/products/${product.id}`, 'Created; `Location` is the public read path `/api/v1/products/{id}`.')
   @ApiErrors(
     400,
     401,
@@ -60,10 +60,8 @@ export class ProductsController {
     [404, 'The rubro or the product type does not exist (`no_encontrado`).'],
     [409, '`rubro_inactivo`, `tipo_producto_inactivo` or `duplicado`.'],
   )
-  async create(@Body() dto: CreateProductDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProductDto> {
-    const product = await this.products.create(dto);
-    reply.header('location', `/api/v1/products/${product.id}`);
-    return product;
+  create(@Body() dto: CreateProductDto): Promise<ProductDto> {
+    return this.products.create(dto);
   }
 
   @Put('admin/products/:id')

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../../common/http/created.decorator.js';
 import { RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { PathId } from '../../common/validation/path-id.js';
@@ -47,7 +47,7 @@ export class RubrosController {
     description:
       'Under `parentId`, or as a root when it is null or absent. The parent must exist (404), be active (409 `rubro_inactivo`) and have no avisos (409 `rubro_con_avisos`: a rubro with avisos is a leaf); the new rubro may not sit below level RUBROS_MAX_DEPTH (409 `profundidad_maxima`); its name must be free among the active siblings, case-insensitively (409 `duplicado`). Audited as `rubro.create`.',
   })
-  @ApiCreatedResponse({ type: RubroDto, description: 'Created; `Location` points at the rubro.' })
+  @Created(RubroDto, (rubro) => `/api/v1/admin/rubros/${rubro.id}`, 'Created; `Location` points at the rubro.')
   @ApiErrors(
     400,
     401,
@@ -55,10 +55,8 @@ export class RubrosController {
     [404, 'The parent rubro does not exist (`no_encontrado`).'],
     [409, '`rubro_inactivo`, `rubro_con_avisos`, `profundidad_maxima` or `duplicado`.'],
   )
-  async create(@Body() dto: CreateRubroDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<RubroDto> {
-    const rubro = await this.rubros.create(dto);
-    reply.header('location', `/api/v1/admin/rubros/${rubro.id}`);
-    return rubro;
+  create(@Body() dto: CreateRubroDto): Promise<RubroDto> {
+    return this.rubros.create(dto);
   }
 
   @Put(':id')

@@ -1,6 +1,8 @@
 import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner } from '@nestjs/core';
+import { CREATED_LOCATION } from '../http/created.decorator.js';
+import { LocationInterceptor } from '../http/location.interceptor.js';
 import { ETagInterceptor } from '../versioning/etag.interceptor.js';
 import { VERSIONED } from '../versioning/versioned.decorator.js';
 import { NO_REQUEST_TRANSACTION, RequestTransactionInterceptor } from './request-transaction.interceptor.js';
@@ -11,12 +13,14 @@ const MUTATING = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, 
 const bound = new WeakSet<object>();
 
 /**
- * Binds the two per-request interceptors to the routes they act on, before Nest scans the
- * modules: RequestTransactionInterceptor on every mutating route (POST, PUT, PATCH, DELETE) not
- * marked @NoRequestTransaction, then ETagInterceptor on every @Versioned route — in that order and
- * ahead of a route's own interceptors, so the If-Match check and the route's work run inside the
- * request's transaction. Bound per route instead of globally: a global interceptor puts Nest's
- * rxjs pipeline on every request, reads included, where these have nothing to do.
+ * Binds the per-request interceptors to the routes they act on, before Nest scans the modules:
+ * RequestTransactionInterceptor on every mutating route (POST, PUT, PATCH, DELETE) not marked
+ * @NoRequestTransaction, then ETagInterceptor on every @Versioned route, then LocationInterceptor
+ * on every @Created route — in that order and ahead of a route's own interceptors, so the If-Match
+ * check and the route's work run inside the request's transaction, and a create's `Location` is
+ * set from its answer before the answer's ETag. Bound per route instead of globally: a global
+ * interceptor puts Nest's rxjs pipeline on every request, reads included, where these have nothing
+ * to do.
  *
  * Every controller of `modules` (and of what they import) is covered, so a new mutating route is
  * transactional without anyone remembering it. Idempotent: the metadata lives on the handler
@@ -34,7 +38,11 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       if (method === undefined) continue;
       const transactional =
         MUTATING.has(method) && !Reflect.getMetadata(NO_REQUEST_TRANSACTION, handler) && !Reflect.getMetadata(NO_REQUEST_TRANSACTION, controller);
-      const own = [...(transactional ? [RequestTransactionInterceptor] : []), ...(Reflect.getMetadata(VERSIONED, handler) ? [ETagInterceptor] : [])];
+      const own = [
+        ...(transactional ? [RequestTransactionInterceptor] : []),
+        ...(Reflect.getMetadata(VERSIONED, handler) ? [ETagInterceptor] : []),
+        ...(Reflect.getMetadata(CREATED_LOCATION, handler) ? [LocationInterceptor] : []),
+      ];
       if (own.length === 0) continue;
       const declared = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
       Reflect.defineMetadata(INTERCEPTORS_METADATA, [...own, ...declared], handler);

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Created } from '../../common/http/created.decorator.js';
 import { RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
 import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
@@ -34,7 +34,7 @@ export class PuntosDeVentaController {
     description:
       'Under an existing (404) and active (409 `medio_inactivo`) medio. `numeroAFIP` (1..99999) is unique within the medio (409 `duplicado`). Audited as `punto_de_venta.create`.',
   })
-  @ApiCreatedResponse({ type: PuntoDeVentaDto, description: 'Created; `Location` points at the point of sale.' })
+  @Created(PuntoDeVentaDto, (pdv) => `/api/v1/admin/puntos-de-venta/${pdv.id}`, 'Created; `Location` points at the point of sale.')
   @ApiErrors(
     400,
     401,
@@ -42,10 +42,8 @@ export class PuntosDeVentaController {
     [404, 'The medio does not exist (`no_encontrado`).'],
     [409, 'numeroAFIP taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
   )
-  async create(@Body() dto: CreatePuntoDeVentaDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PuntoDeVentaDto> {
-    const pdv = await this.puntos.create(dto);
-    reply.header('location', `/api/v1/admin/puntos-de-venta/${pdv.id}`);
-    return pdv;
+  create(@Body() dto: CreatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
+    return this.puntos.create(dto);
   }
 
   @Get('puntos-de-venta')
