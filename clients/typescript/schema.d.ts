@@ -4715,11 +4715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4740,11 +4736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4845,11 +4837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4870,11 +4858,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5013,11 +4997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5038,11 +5018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5181,11 +5157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5206,11 +5178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5328,11 +5296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5353,11 +5317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5479,11 +5439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5504,11 +5460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5647,11 +5599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5672,11 +5620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5796,11 +5740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5821,11 +5761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5943,11 +5879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5968,11 +5900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8858,11 +8786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8883,11 +8807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8961,11 +8881,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8986,11 +8902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9125,11 +9037,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9170,11 +9078,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9288,11 +9192,7 @@ export interface operations {
                     "application/json": components["schemas"]["SesionDto"][];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9363,11 +9263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9528,11 +9424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9605,11 +9497,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9712,11 +9600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9789,11 +9673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9886,11 +9766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9985,11 +9861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10085,11 +9957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10184,11 +10052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10209,11 +10073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10289,11 +10149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10314,11 +10170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10411,11 +10263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10436,11 +10284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10540,11 +10384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10565,11 +10405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10685,11 +10521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10710,11 +10542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10852,11 +10680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10877,11 +10701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10981,11 +10801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11148,11 +10964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11173,11 +10985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11299,11 +11107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11324,11 +11128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11404,11 +11204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11552,11 +11348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11577,11 +11369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11682,11 +11470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11850,11 +11634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12014,11 +11794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12162,11 +11938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12187,11 +11959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12292,11 +12060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12460,11 +12224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12603,11 +12363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12628,11 +12384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description The caller lacks the required permission (`permiso_denegado`).
-             *
-             *     The caller lacks the required permission (`permiso_denegado`).
-             */
+            /** @description The caller lacks the required permission (`permiso_denegado`). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12726,11 +12478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12848,11 +12596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Missing, invalid or expired access token (`no_autenticado`).
-             *
-             *     Missing, invalid or expired access token (`no_autenticado`).
-             */
+            /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

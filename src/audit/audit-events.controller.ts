@@ -24,7 +24,7 @@ export class AuditEventsController {
       '400 for `limit` outside 1..100 or not an integer, an unparsable timestamp or id, or `from` later than `to`.',
   })
   @ApiOkResponse({ type: AuditEventsPageDto })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: AuditEventsQueryDto): Promise<AuditEventsPageDto> {
     return this.events.list(query);
   }

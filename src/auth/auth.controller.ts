@@ -77,7 +77,6 @@ export class AuthController {
     ].join(' '),
   })
   @ApiNoContentResponse({ description: 'Signed out.' })
-  @ApiErrors(401)
   async logout(@CurrentUser() user: AuthenticatedUser): Promise<void> {
     await this.auth.logout(user);
   }
@@ -86,7 +85,6 @@ export class AuthController {
   @Authenticated()
   @ApiOperation({ operationId: 'getCurrentUser', summary: 'The caller', description: 'Needs a valid access token.' })
   @ApiOkResponse({ type: MeDto })
-  @ApiErrors(401)
   me(@CurrentUser() user: AuthenticatedUser): Promise<MeDto> {
     return this.auth.me(user.userId);
   }

@@ -24,7 +24,6 @@ export class SessionsController {
       '`current` marks the one of this request’s access token. Ended and expired sessions are not listed.',
   })
   @ApiOkResponse({ type: SesionDto, isArray: true })
-  @ApiErrors(401)
   list(@CurrentUser() caller: AuthenticatedUser): Promise<SesionDto[]> {
     return this.sessions.listActive(caller.userId, caller.sessionId);
   }
@@ -43,7 +42,7 @@ export class SessionsController {
       '(session id = the ended session), not audited, like sign-out.',
   })
   @ApiNoContentResponse({ description: 'Ended (or already ended).' })
-  @ApiErrors([400, 'The id is not a UUID (`validacion`).'], 401, [404, 'The caller has no session with that id (`no_encontrado`).'])
+  @ApiErrors([400, 'The id is not a UUID (`validacion`).'], [404, 'The caller has no session with that id (`no_encontrado`).'])
   async end(@CurrentUser() caller: AuthenticatedUser, @PathSessionId() id: string): Promise<void> {
     await this.sessions.endOwn(caller.userId, id);
   }

@@ -25,7 +25,7 @@ export class MediosController {
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique globally (409 `duplicado`, inactive medios included). Audited as `medio.create`.',
   })
   @Created(MedioDto, (medio) => `/api/v1/admin/medios/${medio.id}`, 'Created; `Location` points at the medio.')
-  @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
+  @ApiErrors(400, [409, 'The codigo is taken (`duplicado`).'])
   create(@Body() dto: CreateMedioDto): Promise<MedioDto> {
     return this.medios.create(dto);
   }
@@ -33,7 +33,7 @@ export class MediosController {
   @Get()
   @ApiOperation({ operationId: 'listMedios', summary: 'List medios', description: 'Every medio ordered by codigo; `activo` filters by state.' })
   @ApiOkResponse({ type: [MedioDto] })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: MediosQueryDto): Promise<MedioDto[]> {
     return this.medios.list(query);
   }
@@ -42,7 +42,7 @@ export class MediosController {
   @Versioned(MEDIO)
   @ApiOperation({ operationId: 'getMedio', summary: 'Get a medio', description: 'One medio, active or not.' })
   @ApiOkResponse({ type: MedioDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<MedioDto> {
     return this.medios.get(id);
   }
@@ -55,7 +55,7 @@ export class MediosController {
     description: 'Replaces `nombre`. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `medio.update`.',
   })
   @ApiOkResponse({ type: MedioDto })
-  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404)
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404)
   update(@PathId() id: number, @Body() dto: UpdateMedioDto): Promise<MedioDto> {
     return this.medios.update(id, dto);
   }
@@ -69,7 +69,7 @@ export class MediosController {
     description: 'Idempotent: deactivating an inactive medio answers 200 and writes no audit event. Audited as `medio.deactivate`.',
   })
   @ApiOkResponse({ type: MedioDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   deactivate(@PathId() id: number): Promise<MedioDto> {
     return this.medios.deactivate(id);
   }
@@ -83,7 +83,7 @@ export class MediosController {
     description: 'Idempotent: reactivating an active medio answers 200 and writes no audit event. Audited as `medio.reactivate`.',
   })
   @ApiOkResponse({ type: MedioDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   reactivate(@PathId() id: number): Promise<MedioDto> {
     return this.medios.reactivate(id);
   }

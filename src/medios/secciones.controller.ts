@@ -30,8 +30,6 @@ export class SeccionesController {
   @Created(SeccionDto, (seccion) => `/api/v1/admin/secciones/${seccion.id}`, 'Created; `Location` points at the seccion.')
   @ApiErrors(
     400,
-    401,
-    403,
     [404, 'The medio does not exist (`no_encontrado`).'],
     [409, 'The codigo is taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
   )
@@ -46,7 +44,7 @@ export class SeccionesController {
     description: 'Ordered by medioId and codigo; `medioId` and `activo` filter.',
   })
   @ApiOkResponse({ type: [SeccionDto] })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: SeccionesQueryDto): Promise<SeccionDto[]> {
     return this.secciones.list(query);
   }
@@ -55,7 +53,7 @@ export class SeccionesController {
   @Versioned(SECCION)
   @ApiOperation({ operationId: 'getSeccion', summary: 'Get a seccion', description: 'One seccion, active or not.' })
   @ApiOkResponse({ type: SeccionDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<SeccionDto> {
     return this.secciones.get(id);
   }
@@ -69,7 +67,7 @@ export class SeccionesController {
       'Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.update`.',
   })
   @ApiOkResponse({ type: SeccionDto })
-  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, MEDIO_INACTIVO)
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, MEDIO_INACTIVO)
   update(@PathId() id: number, @Body() dto: UpdateSeccionDto): Promise<SeccionDto> {
     return this.secciones.update(id, dto);
   }
@@ -84,7 +82,7 @@ export class SeccionesController {
       'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.',
   })
   @ApiOkResponse({ type: SeccionDto })
-  @ApiErrors(400, 401, 403, 404, MEDIO_INACTIVO)
+  @ApiErrors(400, 404, MEDIO_INACTIVO)
   deactivate(@PathId() id: number): Promise<SeccionDto> {
     return this.secciones.deactivate(id);
   }
@@ -99,7 +97,7 @@ export class SeccionesController {
       'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.',
   })
   @ApiOkResponse({ type: SeccionDto })
-  @ApiErrors(400, 401, 403, 404, MEDIO_INACTIVO)
+  @ApiErrors(400, 404, MEDIO_INACTIVO)
   reactivate(@PathId() id: number): Promise<SeccionDto> {
     return this.secciones.reactivate(id);
   }

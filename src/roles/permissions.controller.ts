@@ -1,7 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../auth/decorators/require-permission.decorator.js';
-import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { PermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
 import { PERMISSIONS } from '../auth/permissions.js';
@@ -19,7 +18,6 @@ export class PermissionsController {
     description: 'Every permission code with its description, sorted by codigo.',
   })
   @ApiOkResponse({ type: [PermissionDto] })
-  @ApiErrors(401, 403)
   catalog(): Promise<PermissionDto[]> {
     return this.permissions.catalog();
   }

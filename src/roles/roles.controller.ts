@@ -41,7 +41,7 @@ export class RolesController {
     description: 'Active roles ordered by codigo; `incluirInactivos=true` adds the inactive ones.',
   })
   @ApiOkResponse({ type: [RolDto] })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: RolesQueryDto): Promise<RolDto[]> {
     return this.roles.list(query);
   }
@@ -56,7 +56,7 @@ export class RolesController {
       '`codigo` matches `^[a-z][a-z0-9_]*$` and is unique, inactive roles included (409 `duplicado`). The role starts active with no permissions. Audited as `rol.create`.',
   })
   @Created(RolDto, (role) => `/api/v1/roles/${role.codigo}`, 'Created; `Location` points at the role.')
-  @ApiErrors(400, 401, 403, [409, 'The codigo is taken, possibly by an inactive role (`duplicado`).'])
+  @ApiErrors(400, [409, 'The codigo is taken, possibly by an inactive role (`duplicado`).'])
   create(@Body() dto: CreateRoleDto): Promise<RolDto> {
     return this.roles.create(dto);
   }
@@ -66,7 +66,7 @@ export class RolesController {
   @Versioned(ROLE)
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
-  @ApiErrors([400, BAD_CODE], 401, 403, 404)
+  @ApiErrors([400, BAD_CODE], 404)
   get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
     return this.roles.get(codigo);
   }
@@ -81,7 +81,7 @@ export class RolesController {
       'Replaces `nombre` (and `descripcion` when given). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `rol.update`.',
   })
   @ApiOkResponse({ type: RolDto })
-  @ApiErrors([400, `${BAD_CODE} An immutable field in the body is \`campo_inmutable\`.`], 401, 403, 404)
+  @ApiErrors([400, `${BAD_CODE} An immutable field in the body is \`campo_inmutable\`.`], 404)
   update(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: UpdateRoleDto): Promise<RolDto> {
     return this.roles.update(codigo, dto);
   }
@@ -97,7 +97,7 @@ export class RolesController {
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
   })
   @ApiNoContentResponse({ description: 'The role is inactive.' })
-  @ApiErrors([400, BAD_CODE], 401, 403, 404, [
+  @ApiErrors([400, BAD_CODE], 404, [
     409,
     'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).',
   ])
@@ -115,7 +115,7 @@ export class RolesController {
     description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
   })
   @ApiOkResponse({ type: RolDto })
-  @ApiErrors([400, BAD_CODE], 401, 403, 404)
+  @ApiErrors([400, BAD_CODE], 404)
   reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
     return this.roles.reactivate(codigo);
   }
@@ -132,7 +132,7 @@ export class RolesController {
       'With `asOf`, the set as it was at that instant, from the system-versioned history; that also needs `administracion:auditoria:ver`.',
   })
   @ApiOkResponse({ type: RolePermissionsDto })
-  @ApiErrors([400, `${BAD_CODE} Also an unparsable or future \`asOf\`.`], 401, 403, [404, 'No such role (at `asOf`, when given).'])
+  @ApiErrors([400, `${BAD_CODE} Also an unparsable or future \`asOf\`.`], [404, 'No such role (at `asOf`, when given).'])
   permissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Query() query: AsOfQueryDto): Promise<RolePermissionsDto> {
     return query.asOf === undefined ? this.roles.permissionsOf(codigo) : this.roles.permissionsAsOf(codigo, query.asOf);
   }
@@ -154,7 +154,6 @@ export class RolesController {
   @ApiOkResponse({ type: RolePermissionsDto })
   @ApiErrors(
     [400, `${BAD_CODE} Also an unknown permission code.`],
-    401,
     [
       403,
       'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the delegation rule refuses the change (`privilegio_insuficiente`).',

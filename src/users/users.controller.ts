@@ -68,7 +68,6 @@ export class UsersController {
       400,
       'Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`).',
     ],
-    401,
     [429, 'Too many wrong current passwords (`demasiados_intentos`); `Retry-After` says how many seconds to wait.'],
     [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry.'],
   )
@@ -84,7 +83,7 @@ export class UsersController {
     description: 'Paged, ordered by username. `search` matches username, nombre, apellido or email (case-insensitive); `rol` and `activo` filter.',
   })
   @ApiOkResponse({ type: PageOf(UsuarioDto) })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: UsersQueryDto): Promise<Page<UsuarioDto>> {
     return this.users.list(query);
   }
@@ -106,7 +105,6 @@ export class UsersController {
   @Created(UsuarioCreatedDto, (user) => `/api/v1/users/${user.id}`, 'Created; `Location` points at the user.')
   @ApiErrors(
     [400, 'Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`).'],
-    401,
     [403, PRIVILEGE],
     [409, 'The username is taken (`duplicado`).'],
     [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry.'],
@@ -121,7 +119,7 @@ export class UsersController {
   @RequirePermissionWithQuery('asOf', PERMISSIONS.auditoria.ver)
   @ApiOperation({ operationId: 'getUser', summary: 'Get a user', description: `One user, active or not. ${AS_OF}` })
   @ApiOkResponse({ type: UsuarioDto })
-  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
+  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], [404, 'No such user (at `asOf`, when given).'])
   get(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UsuarioDto> {
     return query.asOf === undefined ? this.users.get(id) : this.users.getAsOf(id, query.asOf);
   }
@@ -140,7 +138,6 @@ export class UsersController {
   @ApiOkResponse({ type: UsuarioDto })
   @ApiErrors(
     [400, 'Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`).'],
-    401,
     [403, PRIVILEGE],
     404,
     [409, ANTI_LOCKOUT],
@@ -161,7 +158,7 @@ export class UsersController {
       `Idempotent: deactivating an inactive user answers 200 and writes no event. Audited as \`usuario.deactivate\`. ${ACT_ON}`,
   })
   @ApiOkResponse({ type: UsuarioDto })
-  @ApiErrors(400, 401, [403, PRIVILEGE], 404, [409, ANTI_LOCKOUT])
+  @ApiErrors(400, [403, PRIVILEGE], 404, [409, ANTI_LOCKOUT])
   deactivate(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
     return this.users.deactivate(id, caller.userId);
   }
@@ -176,7 +173,7 @@ export class UsersController {
     description: `Idempotent: reactivating an active user answers 200 and writes no event. Audited as \`usuario.reactivate\`. ${ACT_ON}`,
   })
   @ApiOkResponse({ type: UsuarioDto })
-  @ApiErrors(400, 401, [403, PRIVILEGE], 404)
+  @ApiErrors(400, [403, PRIVILEGE], 404)
   reactivate(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
     return this.users.reactivate(id, caller.userId);
   }
@@ -194,7 +191,7 @@ export class UsersController {
       `The caller cannot reset its own password this way (403 \`privilegio_insuficiente\`, everyone included; it uses PUT /api/v1/users/me/password). ${ACT_ON} ${PASSWORD_WORK}`,
   })
   @ApiOkResponse({ type: TemporaryPasswordDto })
-  @ApiErrors(400, 401, [403, PRIVILEGE], 404, [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry.'])
+  @ApiErrors(400, [403, PRIVILEGE], 404, [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry.'])
   resetPassword(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<TemporaryPasswordDto> {
     return this.passwords.reset(id, caller.userId);
   }
@@ -209,7 +206,7 @@ export class UsersController {
     description: `Role permissions (none while the role is inactive), the overrides, and the effective set = (role ∪ granted) − denied: a deny always wins. Arrays sorted. ${AS_OF}`,
   })
   @ApiOkResponse({ type: UserPermissionsDto })
-  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], 401, 403, [404, 'No such user (at `asOf`, when given).'])
+  @ApiErrors([400, 'A bad id, or an unparsable or future `asOf` (`validacion`).'], [404, 'No such user (at `asOf`, when given).'])
   permissions(@PathId() id: number, @Query() query: AsOfQueryDto): Promise<UserPermissionsDto> {
     return query.asOf === undefined ? this.userPermissions.view(id) : this.userPermissions.viewAsOf(id, query.asOf);
   }
@@ -227,7 +224,7 @@ export class UsersController {
       `every code in \`granted\` must be among the caller's effective permissions. ${ACT_ON} Checks in order: 400, 404, 403, 409.`,
   })
   @ApiOkResponse({ type: UserPermissionsDto })
-  @ApiErrors([400, 'Validation failure (`validacion`): an unknown code or a code in both lists.'], 401, [403, PRIVILEGE], 404, [409, ANTI_LOCKOUT])
+  @ApiErrors([400, 'Validation failure (`validacion`): an unknown code or a code in both lists.'], [403, PRIVILEGE], 404, [409, ANTI_LOCKOUT])
   updateOverrides(@PathId() id: number, @Body() dto: UpdateOverridesDto, @CurrentUser() caller: AuthenticatedUser): Promise<UserPermissionsDto> {
     return this.userPermissions.updateOverrides(id, dto, caller.userId);
   }
@@ -242,7 +239,7 @@ export class UsersController {
       'session when the user is the caller. Ended and expired sessions are not listed.',
   })
   @ApiOkResponse({ type: SesionDto, isArray: true })
-  @ApiErrors(400, 401, 403, [404, 'No such user (`no_encontrado`).'])
+  @ApiErrors(400, [404, 'No such user (`no_encontrado`).'])
   sessions(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<SesionDto[]> {
     return this.userSessions.list(id, caller);
   }
@@ -262,7 +259,6 @@ export class UsersController {
   @ApiNoContentResponse({ description: 'Ended (or already ended).' })
   @ApiErrors(
     [400, 'A bad user id, or a session id that is not a UUID (`validacion`).'],
-    401,
     [403, PRIVILEGE],
     [404, 'No such user, or the user has no session with that id (`no_encontrado`).'],
   )

@@ -2,7 +2,6 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../auth/decorators/public.decorator.js';
 import { RequirePermission } from '../../auth/decorators/require-permission.decorator.js';
-import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import { AuditIntegrityService, type IntegrityStatus } from './audit-integrity.service.js';
 import type { AuditPublicJwk } from './audit-signing-keys.js';
 import { PERMISSIONS } from '../../auth/permissions.js';
@@ -56,7 +55,6 @@ export class AuditIntegrityController {
       },
     },
   })
-  @ApiErrors(401, 403)
   status(): Promise<IntegrityStatus> {
     return this.integrity.status();
   }

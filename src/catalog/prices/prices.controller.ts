@@ -22,7 +22,7 @@ export class PricesController {
     description: 'Newest `fechaVigencia` first; an empty list is valid. 404 when the product does not exist. Needs a valid access token.',
   })
   @ApiOkResponse({ type: [PriceDto] })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 404)
   list(@PathId() id: number): Promise<PriceDto[]> {
     return this.prices.list(id);
   }
@@ -37,10 +37,10 @@ export class PricesController {
       'The latest price dated on or before `fecha` (default: today in America/Argentina/Buenos_Aires). 404 `sin_precio_vigente` when none applies; 404 `no_encontrado` when the product does not exist. Needs a valid access token.',
   })
   @ApiOkResponse({ type: PriceDto })
-  @ApiErrors([400, '`fecha` is not exactly yyyy-MM-dd or not a real date (`validacion`).'], 401, [
-    404,
-    'Unknown product (`no_encontrado`) or no price applies (`sin_precio_vigente`).',
-  ])
+  @ApiErrors(
+    [400, '`fecha` is not exactly yyyy-MM-dd or not a real date (`validacion`).'],
+    [404, 'Unknown product (`no_encontrado`) or no price applies (`sin_precio_vigente`).'],
+  )
   vigente(@PathId() id: number, @Query() query: VigenteQueryDto): Promise<PriceDto> {
     return this.prices.vigente(id, query.fecha);
   }
@@ -54,7 +54,7 @@ export class PricesController {
       "One price of the product (the `Location` of an add). A price read through another product's path is 404. Needs a valid access token.",
   })
   @ApiOkResponse({ type: PriceDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number, @PathId('priceId') priceId: number): Promise<PriceDto> {
     return this.prices.get(id, priceId);
   }
@@ -72,7 +72,7 @@ export class PricesController {
     (price) => `/api/v1/products/${price.productId}/prices/${price.id}`,
     'Added; `Location` is `/api/v1/products/{id}/prices/{priceId}`.',
   )
-  @ApiErrors(400, 401, 403, 404, [409, 'Not after the existing history (`precio_no_posterior`).'])
+  @ApiErrors(400, 404, [409, 'Not after the existing history (`precio_no_posterior`).'])
   add(@PathId() id: number, @Body() dto: AddPriceDto): Promise<AddPriceResponseDto> {
     return this.prices.add(id, dto);
   }

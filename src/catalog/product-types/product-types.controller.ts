@@ -28,7 +28,7 @@ export class ProductTypesController {
       'Paged, ordered by codigo. `activo` filters by state; `search` matches codigo or nombre, case-insensitively. Needs a valid access token.',
   })
   @ApiOkResponse({ type: PageOf(ProductTypeDto) })
-  @ApiErrors(400, 401)
+  @ApiErrors(400)
   list(@Query() query: ProductTypesQueryDto): Promise<Page<ProductTypeDto>> {
     return this.types.list(query);
   }
@@ -42,7 +42,7 @@ export class ProductTypesController {
     description: 'One product type, active or not. Needs a valid access token.',
   })
   @ApiOkResponse({ type: ProductTypeDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<ProductTypeDto> {
     return this.types.get(id);
   }
@@ -56,7 +56,7 @@ export class ProductTypesController {
     description: '`codigo` is 1..20 characters of [A-Z0-9_], unique (409 `duplicado`, inactive ones included). Audited as `tipo_producto.create`.',
   })
   @Created(ProductTypeDto, (type) => `/api/v1/product-types/${type.id}`, 'Created; `Location` is the public read path `/api/v1/product-types/{id}`.')
-  @ApiErrors(400, 401, 403, [409, 'The codigo is taken (`duplicado`).'])
+  @ApiErrors(400, [409, 'The codigo is taken (`duplicado`).'])
   create(@Body() dto: CreateProductTypeDto): Promise<ProductTypeDto> {
     return this.types.create(dto);
   }
@@ -71,7 +71,7 @@ export class ProductTypesController {
       'Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.',
   })
   @ApiOkResponse({ type: ProductTypeDto })
-  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, [
     409,
     'The product type is inactive (`tipo_producto_inactivo`).',
   ])
@@ -90,7 +90,7 @@ export class ProductTypesController {
       'Refused while active products use it (409 `tipo_producto_en_uso`). Idempotent: deactivating an inactive product type answers 200 and writes no audit event. Audited as `tipo_producto.deactivate`.',
   })
   @ApiOkResponse({ type: ProductTypeDto })
-  @ApiErrors(400, 401, 403, 404, [409, 'Active products use it (`tipo_producto_en_uso`).'])
+  @ApiErrors(400, 404, [409, 'Active products use it (`tipo_producto_en_uso`).'])
   deactivate(@PathId() id: number): Promise<ProductTypeDto> {
     return this.types.deactivate(id);
   }
@@ -105,7 +105,7 @@ export class ProductTypesController {
     description: 'Idempotent: reactivating an active product type answers 200 and writes no audit event. Audited as `tipo_producto.reactivate`.',
   })
   @ApiOkResponse({ type: ProductTypeDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   reactivate(@PathId() id: number): Promise<ProductTypeDto> {
     return this.types.reactivate(id);
   }

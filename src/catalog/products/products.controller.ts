@@ -28,7 +28,7 @@ export class ProductsController {
       'Paged, ordered by codigo. Filters: `rubroId`, `productTypeId`, `activo`, and `search` (codigo or nombre, case-insensitive). Needs a valid access token.',
   })
   @ApiOkResponse({ type: PageOf(ProductDto) })
-  @ApiErrors(400, 401)
+  @ApiErrors(400)
   list(@Query() query: ProductsQueryDto): Promise<Page<ProductDto>> {
     return this.products.list(query);
   }
@@ -38,7 +38,7 @@ export class ProductsController {
   @Authenticated()
   @ApiOperation({ operationId: 'getProduct', summary: 'Get a product', description: 'One product, active or not. Needs a valid access token.' })
   @ApiOkResponse({ type: ProductDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<ProductDto> {
     return this.products.get(id);
   }
@@ -55,8 +55,6 @@ export class ProductsController {
   @Created(ProductDto, (product) => `/api/v1/products/${product.id}`, 'Created; `Location` is the public read path `/api/v1/products/{id}`.')
   @ApiErrors(
     400,
-    401,
-    403,
     [404, 'The rubro or the product type does not exist (`no_encontrado`).'],
     [409, '`rubro_inactivo`, `tipo_producto_inactivo` or `duplicado`.'],
   )
@@ -76,8 +74,6 @@ export class ProductsController {
   @ApiOkResponse({ type: ProductDto })
   @ApiErrors(
     [400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'],
-    401,
-    403,
     [404, 'The product, the rubro or the product type does not exist (`no_encontrado`).'],
     [409, '`rubro_inactivo` or `tipo_producto_inactivo`.'],
   )
@@ -95,7 +91,7 @@ export class ProductsController {
     description: 'Idempotent: deactivating an inactive product answers 200 and writes no audit event. Audited as `producto.deactivate`.',
   })
   @ApiOkResponse({ type: ProductDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   deactivate(@PathId() id: number): Promise<ProductDto> {
     return this.products.deactivate(id);
   }
@@ -111,7 +107,7 @@ export class ProductsController {
       'Its rubro and product type must be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). Idempotent: reactivating an active product answers 200 and writes no audit event. Audited as `producto.reactivate`.',
   })
   @ApiOkResponse({ type: ProductDto })
-  @ApiErrors(400, 401, 403, 404, [409, '`rubro_inactivo` or `tipo_producto_inactivo`.'])
+  @ApiErrors(400, 404, [409, '`rubro_inactivo` or `tipo_producto_inactivo`.'])
   reactivate(@PathId() id: number): Promise<ProductDto> {
     return this.products.reactivate(id);
   }

@@ -25,7 +25,7 @@ export class RubrosController {
       'The whole tree, nested, read in one query. Each node carries `nivel` (roots are 1) and `tieneAvisos`; siblings are ordered by nombre. Inactive rubros (and what hangs from them) only with `incluirInactivos=true`.',
   })
   @ApiOkResponse({ type: [RubroTreeNodeDto] })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   tree(@Query() query: RubroTreeQueryDto): Promise<RubroTreeNodeDto[]> {
     return this.rubros.tree(query.incluirInactivos ?? false);
   }
@@ -34,7 +34,7 @@ export class RubrosController {
   @Versioned(RUBRO)
   @ApiOperation({ operationId: 'getRubro', summary: 'Get a rubro', description: 'One rubro, active or not, with its `nivel` and `tieneAvisos`.' })
   @ApiOkResponse({ type: RubroDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<RubroDto> {
     return this.rubros.get(id);
   }
@@ -50,8 +50,6 @@ export class RubrosController {
   @Created(RubroDto, (rubro) => `/api/v1/admin/rubros/${rubro.id}`, 'Created; `Location` points at the rubro.')
   @ApiErrors(
     400,
-    401,
-    403,
     [404, 'The parent rubro does not exist (`no_encontrado`).'],
     [409, '`rubro_inactivo`, `rubro_con_avisos`, `profundidad_maxima` or `duplicado`.'],
   )
@@ -68,7 +66,7 @@ export class RubrosController {
       'Replaces `nombre`; it must be free among the active siblings, case-insensitively (409 `duplicado`). Use `/move` to change the parent. Audited as `rubro.update`.',
   })
   @ApiOkResponse({ type: RubroDto })
-  @ApiErrors(400, 401, 403, 404, [409, 'The name is taken among the active siblings (`duplicado`).'])
+  @ApiErrors(400, 404, [409, 'The name is taken among the active siblings (`duplicado`).'])
   update(@PathId() id: number, @Body() dto: UpdateRubroDto): Promise<RubroDto> {
     return this.rubros.update(id, dto);
   }
@@ -85,8 +83,6 @@ export class RubrosController {
   @ApiOkResponse({ type: RubroDto })
   @ApiErrors(
     400,
-    401,
-    403,
     [404, 'The rubro or the new parent does not exist (`no_encontrado`).'],
     [409, '`movimiento_invalido`, `rubro_inactivo`, `rubro_con_avisos`, `profundidad_maxima` or `duplicado`.'],
   )
@@ -104,7 +100,7 @@ export class RubrosController {
       'Checks, in this order: no active child rubro (409 `rubro_con_hijos_activos`), then no active product in it (409 `rubro_con_productos_activos`). Idempotent: deactivating an inactive rubro answers 200 and writes no audit event. Audited as `rubro.deactivate`.',
   })
   @ApiOkResponse({ type: RubroDto })
-  @ApiErrors(400, 401, 403, 404, [409, '`rubro_con_hijos_activos` or `rubro_con_productos_activos`.'])
+  @ApiErrors(400, 404, [409, '`rubro_con_hijos_activos` or `rubro_con_productos_activos`.'])
   deactivate(@PathId() id: number): Promise<RubroDto> {
     return this.rubros.deactivate(id);
   }
@@ -119,7 +115,7 @@ export class RubrosController {
       'The parent must be active (409 `rubro_inactivo`) and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.',
   })
   @ApiOkResponse({ type: RubroDto })
-  @ApiErrors(400, 401, 403, 404, [409, '`rubro_inactivo` or `duplicado`.'])
+  @ApiErrors(400, 404, [409, '`rubro_inactivo` or `duplicado`.'])
   reactivate(@PathId() id: number): Promise<RubroDto> {
     return this.rubros.reactivate(id);
   }

@@ -37,8 +37,6 @@ export class PuntosDeVentaController {
   @Created(PuntoDeVentaDto, (pdv) => `/api/v1/admin/puntos-de-venta/${pdv.id}`, 'Created; `Location` points at the point of sale.')
   @ApiErrors(
     400,
-    401,
-    403,
     [404, 'The medio does not exist (`no_encontrado`).'],
     [409, 'numeroAFIP taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).'],
   )
@@ -53,7 +51,7 @@ export class PuntosDeVentaController {
     description: 'Ordered by medioId and numeroAFIP; `medioId` and `activo` filter.',
   })
   @ApiOkResponse({ type: PageOf(PuntoDeVentaDto) })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400)
   list(@Query() query: PuntosDeVentaQueryDto): Promise<Page<PuntoDeVentaDto>> {
     return this.puntos.list(query);
   }
@@ -66,7 +64,7 @@ export class PuntosDeVentaController {
     description: 'The point of sale (active or not) with that `numeroAFIP` in that medio, or 404.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   lookup(@Query() query: PuntoDeVentaLookupDto): Promise<PuntoDeVentaDto> {
     return this.puntos.lookup(query);
   }
@@ -75,7 +73,7 @@ export class PuntosDeVentaController {
   @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({ operationId: 'getPuntoDeVenta', summary: 'Get a point of sale', description: 'One point of sale, active or not.' })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   get(@PathId() id: number): Promise<PuntoDeVentaDto> {
     return this.puntos.get(id);
   }
@@ -89,7 +87,7 @@ export class PuntosDeVentaController {
       'Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive, 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 401, 403, 404, [
+  @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, [
     409,
     'numeroAFIP taken in the medio (`duplicado`) or the medio is inactive (`medio_inactivo`).',
   ])
@@ -106,7 +104,7 @@ export class PuntosDeVentaController {
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.deactivate`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   deactivate(@PathId() id: number): Promise<PuntoDeVentaDto> {
     return this.puntos.deactivate(id);
   }
@@ -120,7 +118,7 @@ export class PuntosDeVentaController {
     description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.reactivate`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 404)
   reactivate(@PathId() id: number): Promise<PuntoDeVentaDto> {
     return this.puntos.reactivate(id);
   }
@@ -132,7 +130,7 @@ export class PuntosDeVentaController {
     description: 'Every point of sale of the medio (active or not), ordered by numeroAFIP; 404 when the medio does not exist.',
   })
   @ApiOkResponse({ type: [PuntoDeVentaDto] })
-  @ApiErrors(400, 401, 403, [404, 'The medio does not exist (`no_encontrado`).'])
+  @ApiErrors(400, [404, 'The medio does not exist (`no_encontrado`).'])
   listOfMedio(@PathId('medioId') medioId: number): Promise<PuntoDeVentaDto[]> {
     return this.puntos.listOfMedio(medioId);
   }
