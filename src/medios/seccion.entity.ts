@@ -1,13 +1,10 @@
-import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
-import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { ResourceRow } from '../database/resource-row.js';
 import type { TipoSeccion } from './medios.rules.js';
 
 /** secciones: a section of a medio; `medioId` and `codigo` immutable, codigo unique per medio. */
 @Entity({ name: 'secciones' })
-export class SeccionEntity {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id!: number;
-
+export class SeccionEntity extends ResourceRow() {
   @Column({ name: 'medio_id', type: 'int' })
   medioId!: number;
 
@@ -19,17 +16,4 @@ export class SeccionEntity {
 
   @Column({ type: 'varchar' })
   tipo!: TipoSeccion;
-
-  @Column({ type: BOOLEAN })
-  activo!: boolean;
-
-  @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt!: Date;
-
-  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
-  @VersionColumn({ type: 'int' })
-  version!: number;
 }

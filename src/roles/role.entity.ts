@@ -1,12 +1,9 @@
-import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
-import { BOOLEAN, TIMESTAMP } from '../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { ResourceRow } from '../database/resource-row.js';
 
 /** roles (system-versioned: history in roles_history). */
 @Entity({ name: 'roles' })
-export class RoleEntity {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id!: number;
-
+export class RoleEntity extends ResourceRow({ default: () => 'CURRENT_TIMESTAMP' }) {
   @Column({ type: 'varchar' })
   codigo!: string;
 
@@ -15,17 +12,4 @@ export class RoleEntity {
 
   @Column({ type: 'varchar' })
   descripcion!: string;
-
-  @Column({ type: BOOLEAN })
-  activo!: boolean;
-
-  @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  updatedAt!: Date;
-
-  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
-  @VersionColumn({ type: 'int' })
-  version!: number;
 }

@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { ResourceRow } from '../database/resource-row.js';
 import { BOOLEAN, jsonTransformer, TIMESTAMP } from '../database/column-types.js';
 
 export interface PermissionOverrides {
@@ -8,10 +9,7 @@ export interface PermissionOverrides {
 
 /** users (system-versioned: history in users_history). */
 @Entity({ name: 'users' })
-export class UserEntity {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id!: number;
-
+export class UserEntity extends ResourceRow({ default: () => 'CURRENT_TIMESTAMP' }) {
   @Column({ type: 'varchar' })
   username!: string;
 
@@ -31,9 +29,6 @@ export class UserEntity {
   @Column({ name: 'role_id', type: 'int' })
   roleId!: number;
 
-  @Column({ type: BOOLEAN })
-  activo!: boolean;
-
   @Column({ name: 'must_change_password', type: BOOLEAN })
   mustChangePassword!: boolean;
 
@@ -42,14 +37,4 @@ export class UserEntity {
 
   @Column({ name: 'permission_overrides', type: 'text', transformer: jsonTransformer })
   permissionOverrides!: PermissionOverrides;
-
-  @Column({ name: 'created_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  updatedAt!: Date;
-
-  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
-  @VersionColumn({ type: 'int' })
-  version!: number;
 }

@@ -1,12 +1,9 @@
-import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
-import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { ResourceRow } from '../../database/resource-row.js';
 
 /** product_types: `codigo` unique and immutable. */
 @Entity({ name: 'product_types' })
-export class ProductTypeEntity {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id!: number;
-
+export class ProductTypeEntity extends ResourceRow() {
   @Column({ type: 'varchar' })
   codigo!: string;
 
@@ -15,17 +12,4 @@ export class ProductTypeEntity {
 
   @Column({ type: 'varchar' })
   descripcion!: string;
-
-  @Column({ type: BOOLEAN })
-  activo!: boolean;
-
-  @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt!: Date;
-
-  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
-  @VersionColumn({ type: 'int' })
-  version!: number;
 }

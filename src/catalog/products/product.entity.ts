@@ -1,12 +1,9 @@
-import { Column, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
-import { BOOLEAN, TIMESTAMP } from '../../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { ResourceRow } from '../../database/resource-row.js';
 
 /** products: `codigo` unique and immutable; belongs to a rubro and a product type. */
 @Entity({ name: 'products' })
-export class ProductEntity {
-  @PrimaryGeneratedColumn({ type: 'int' })
-  id!: number;
-
+export class ProductEntity extends ResourceRow() {
   @Column({ type: 'varchar' })
   codigo!: string;
 
@@ -18,17 +15,4 @@ export class ProductEntity {
 
   @Column({ name: 'product_type_id', type: 'int' })
   productTypeId!: number;
-
-  @Column({ type: BOOLEAN })
-  activo!: boolean;
-
-  @Column({ name: 'created_at', type: TIMESTAMP })
-  createdAt!: Date;
-
-  @Column({ name: 'updated_at', type: TIMESTAMP })
-  updatedAt!: Date;
-
-  /** incremented by every UPDATE (TypeORM adds `version = version + 1`); compared by If-Match changes */
-  @VersionColumn({ type: 'int' })
-  version!: number;
 }
