@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
@@ -33,18 +33,8 @@ export class CreateTipoIvaDto {
   porcentaje!: number;
 }
 
-export class UpdateTipoIvaDto {
-  @ApiProperty({ example: 'IVA 21%', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  descripcion!: string;
-
-  @ApiProperty(PORCENTAJE_DOC)
-  @IsRawDecimal(PORCENTAJE)
-  porcentaje!: number;
-
+/** An update replaces the editable fields of a create; `codigo` is immutable. */
+export class UpdateTipoIvaDto extends PickType(CreateTipoIvaDto, ['descripcion', 'porcentaje'] as const) {
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
   codigo?: unknown;

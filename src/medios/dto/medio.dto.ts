@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ToBoolean, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
@@ -19,14 +19,8 @@ export class CreateMedioDto {
   nombre!: string;
 }
 
-export class UpdateMedioDto {
-  @ApiProperty({ example: 'Diario del Norte', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  nombre!: string;
-
+/** An update replaces the editable fields of a create; `codigo` is immutable. */
+export class UpdateMedioDto extends PickType(CreateMedioDto, ['nombre'] as const) {
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
   codigo?: unknown;

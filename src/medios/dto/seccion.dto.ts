@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
@@ -35,18 +35,8 @@ export class CreateSeccionDto {
   tipo!: TipoSeccion;
 }
 
-export class UpdateSeccionDto {
-  @ApiProperty({ example: 'Clasificados', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  nombre!: string;
-
-  @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
-  @IsIn(TIPOS_SECCION, { message: TIPO_MESSAGE })
-  tipo!: TipoSeccion;
-
+/** An update replaces the editable fields of a create; `medioId` and `codigo` are immutable. */
+export class UpdateSeccionDto extends PickType(CreateSeccionDto, ['nombre', 'tipo'] as const) {
   /** not accepted: 400 campo_inmutable */
   @ImmutableField()
   medioId?: unknown;
