@@ -1,4 +1,6 @@
-import { Column, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import { Column, type EntityManager, type EntityTarget, type FindOptionsWhere, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { NotFoundError } from '../common/errors/domain-error.js';
 import { BOOLEAN, TIMESTAMP } from './column-types.js';
 
 /** How a resource maps its two timestamps beyond the name and the engine's type. */
@@ -36,4 +38,32 @@ export function ResourceRow(timestamps: TimestampMapping = {}) {
     version!: number;
   }
   return Row;
+}
+
+/** A row lock held until the transaction ends: `pessimistic_write` before a change, `pessimistic_read` to keep a parent as it is while a child changes. */
+export type RowLock = 'pessimistic_read' | 'pessimistic_write';
+
+/** The row of a resource by id, or 404 `no_encontrado` (`<what> <id> no existe`); locked when `lock` says how. */
+export async function findResource<E extends { id: number }>(
+  tx: EntityManager,
+  entity: EntityTarget<E>,
+  what: string,
+  id: number,
+  lock?: RowLock,
+): Promise<E> {
+  const where = { id } as FindOptionsWhere<E>;
+  const row = await tx.findOne(entity, lock ? { where, lock: { mode: lock } } : { where });
+  if (!row) throw new NotFoundError(what, id);
+  return row;
+}
+
+/** Inserts a new resource row, active and created and updated `now`, and answers its id. */
+export async function insertResource<E extends { id: number }>(
+  tx: EntityManager,
+  entity: EntityTarget<E>,
+  values: QueryDeepPartialEntity<E>,
+  now: Date,
+): Promise<number> {
+  const result = await tx.insert(entity, { ...values, activo: true, createdAt: now, updatedAt: now });
+  return Number(result.identifiers[0]?.id);
 }

@@ -5,7 +5,7 @@ import { type FindOptionsWhere, Not } from 'typeorm';
 import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
-import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type IngresosBrutosBodyDto, IngresosBrutosDto } from './dto/ingresos-brutos.dto.js';
@@ -13,6 +13,7 @@ import { IngresosBrutosEntity } from './ingresos-brutos.entity.js';
 import type { Provincia } from './provincias.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { findResource, insertResource } from '../database/resource-row.js';
 
 /**
  * Ingresos brutos: alicuota an exact decimal(7,4); at most one ACTIVE entry per
@@ -31,18 +32,9 @@ export class IngresosBrutosService {
 
   async create(dto: IngresosBrutosBodyDto): Promise<IngresosBrutosDto> {
     await this.ensureNoOtherActive(dto.provincia);
-    const now = this.clock.now();
-    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), async () => {
-      const result = await this.txHost.tx.insert(IngresosBrutosEntity, {
-        provincia: dto.provincia,
-        descripcion: dto.descripcion,
-        alicuota: dto.alicuota,
-        activo: true,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return Number(result.identifiers[0]?.id);
-    });
+    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), () =>
+      insertResource(this.txHost.tx, IngresosBrutosEntity, editable(dto), this.clock.now()),
+    );
     await this.audit.record('ingresos_brutos.create', 'ingresos_brutos', id, { after: editable(dto) });
     return IngresosBrutosDto.of(await this.find(id));
   }
@@ -99,16 +91,12 @@ export class IngresosBrutosService {
     if (await this.txHost.tx.existsBy(IngresosBrutosEntity, where)) throw new DomainError('duplicado', duplicateMessage(provincia));
   }
 
-  private async lock(id: number): Promise<IngresosBrutosEntity> {
-    const entry = await this.txHost.tx.findOne(IngresosBrutosEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!entry) throw new NotFoundError('Ingresos brutos', id);
-    return entry;
+  private lock(id: number): Promise<IngresosBrutosEntity> {
+    return findResource(this.txHost.tx, IngresosBrutosEntity, 'Ingresos brutos', id, 'pessimistic_write');
   }
 
-  private async find(id: number): Promise<IngresosBrutosEntity> {
-    const entry = await this.txHost.tx.findOneBy(IngresosBrutosEntity, { id });
-    if (!entry) throw new NotFoundError('Ingresos brutos', id);
-    return entry;
+  private find(id: number): Promise<IngresosBrutosEntity> {
+    return findResource(this.txHost.tx, IngresosBrutosEntity, 'Ingresos brutos', id);
   }
 }
 

@@ -4,13 +4,14 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
-import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type CreateTipoIvaDto, TipoIvaDto, type UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { TipoIvaEntity } from './tipo-iva.entity.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { findResource, insertResource } from '../database/resource-row.js';
 
 /** Tipos de IVA: AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
 @Injectable()
@@ -28,21 +29,9 @@ export class TiposIvaService {
     const tx = this.txHost.tx;
     const duplicate = `Ya existe un tipo de IVA con codigo ${dto.codigo}`;
     if (await tx.existsBy(TipoIvaEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
-    const now = this.clock.now();
-    const id = await uniqueOr409(this.dialect, duplicate, async () => {
-      const result = await tx.insert(TipoIvaEntity, {
-        codigo: dto.codigo,
-        descripcion: dto.descripcion,
-        porcentaje: dto.porcentaje,
-        activo: true,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return Number(result.identifiers[0]?.id);
-    });
-    await this.audit.record('tipo_iva.create', 'tipo_iva', id, {
-      after: { codigo: dto.codigo, descripcion: dto.descripcion, porcentaje: dto.porcentaje },
-    });
+    const values = { codigo: dto.codigo, descripcion: dto.descripcion, porcentaje: dto.porcentaje };
+    const id = await uniqueOr409(this.dialect, duplicate, () => insertResource(tx, TipoIvaEntity, values, this.clock.now()));
+    await this.audit.record('tipo_iva.create', 'tipo_iva', id, { after: values });
     return TipoIvaDto.of(await this.find(id));
   }
 
@@ -81,15 +70,11 @@ export class TiposIvaService {
     return TipoIvaDto.of(await this.activation.set({ entity: TipoIvaEntity, row: tipo, activo, resource: 'tipo_iva' }));
   }
 
-  private async lock(id: number): Promise<TipoIvaEntity> {
-    const tipo = await this.txHost.tx.findOne(TipoIvaEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!tipo) throw new NotFoundError('Tipo de IVA', id);
-    return tipo;
+  private lock(id: number): Promise<TipoIvaEntity> {
+    return findResource(this.txHost.tx, TipoIvaEntity, 'Tipo de IVA', id, 'pessimistic_write');
   }
 
-  private async find(id: number): Promise<TipoIvaEntity> {
-    const tipo = await this.txHost.tx.findOneBy(TipoIvaEntity, { id });
-    if (!tipo) throw new NotFoundError('Tipo de IVA', id);
-    return tipo;
+  private find(id: number): Promise<TipoIvaEntity> {
+    return findResource(this.txHost.tx, TipoIvaEntity, 'Tipo de IVA', id);
   }
 }

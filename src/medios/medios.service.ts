@@ -13,6 +13,7 @@ import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { containsAny, containsPattern } from '../common/pagination/search.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
+import { findResource, type RowLock } from '../database/resource-row.js';
 
 /**
  * Medios: codigo unique globally and immutable; idempotent (de)activation.
@@ -96,9 +97,7 @@ export class MediosService {
     return medio;
   }
 
-  private async lock(id: number, mode: 'pessimistic_read' | 'pessimistic_write'): Promise<MedioEntity> {
-    const medio = await this.txHost.tx.findOne(MedioEntity, { where: { id }, lock: { mode } });
-    if (!medio) throw new NotFoundError('Medio', id);
-    return medio;
+  private lock(id: number, mode: RowLock): Promise<MedioEntity> {
+    return findResource(this.txHost.tx, MedioEntity, 'Medio', id, mode);
   }
 }

@@ -5,13 +5,14 @@ import type { FindOptionsWhere } from 'typeorm';
 import { Activation } from '../common/activation/activation.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
-import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { type CreateSeccionDto, SeccionDto, type SeccionesQueryDto, type UpdateSeccionDto } from './dto/seccion.dto.js';
 import { MediosService } from './medios.service.js';
 import { SeccionEntity } from './seccion.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { findResource, insertResource } from '../database/resource-row.js';
 
 /**
  * Secciones: codigo unique within its medio, medioId and codigo immutable,
@@ -34,22 +35,9 @@ export class SeccionesService {
     const tx = this.txHost.tx;
     const duplicate = `El medio ${dto.medioId} ya tiene una seccion con codigo ${dto.codigo}`;
     if (await tx.existsBy(SeccionEntity, { medioId: dto.medioId, codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
-    const now = this.clock.now();
-    const id = await uniqueOr409(this.dialect, duplicate, async () => {
-      const result = await tx.insert(SeccionEntity, {
-        medioId: dto.medioId,
-        codigo: dto.codigo,
-        nombre: dto.nombre,
-        tipo: dto.tipo,
-        activo: true,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return Number(result.identifiers[0]?.id);
-    });
-    await this.audit.record('seccion.create', 'seccion', id, {
-      after: { medioId: dto.medioId, codigo: dto.codigo, nombre: dto.nombre, tipo: dto.tipo },
-    });
+    const values = { medioId: dto.medioId, codigo: dto.codigo, nombre: dto.nombre, tipo: dto.tipo };
+    const id = await uniqueOr409(this.dialect, duplicate, () => insertResource(tx, SeccionEntity, values, this.clock.now()));
+    await this.audit.record('seccion.create', 'seccion', id, { after: values });
     return SeccionDto.of(await this.find(id));
   }
 
@@ -91,15 +79,12 @@ export class SeccionesService {
 
   /** The seccion, locked for the write (404 if missing), whose medio must be active (409). */
   private async lockWithActiveMedio(id: number): Promise<SeccionEntity> {
-    const seccion = await this.txHost.tx.findOne(SeccionEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!seccion) throw new NotFoundError('Seccion', id);
+    const seccion = await findResource(this.txHost.tx, SeccionEntity, 'Seccion', id, 'pessimistic_write');
     await this.medios.requireActive(seccion.medioId);
     return seccion;
   }
 
-  private async find(id: number): Promise<SeccionEntity> {
-    const seccion = await this.txHost.tx.findOneBy(SeccionEntity, { id });
-    if (!seccion) throw new NotFoundError('Seccion', id);
-    return seccion;
+  private find(id: number): Promise<SeccionEntity> {
+    return findResource(this.txHost.tx, SeccionEntity, 'Seccion', id);
   }
 }

@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
-import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
+import { DomainError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
 import { containsAny } from '../../common/pagination/search.js';
 import { applySort } from '../../common/pagination/sort.js';
@@ -22,6 +22,7 @@ import {
 import { ProductTypeEntity } from './product-type.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
+import { findResource, insertResource, type RowLock } from '../../database/resource-row.js';
 
 /**
  * Product types. The four domain errors: 404 `no_encontrado`, 409 `duplicado`
@@ -64,12 +65,8 @@ export class ProductTypesService {
     const tx = this.txHost.tx;
     const duplicate = `Ya existe un tipo de producto con codigo ${dto.codigo}`;
     if (await tx.existsBy(ProductTypeEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
-    const now = this.clock.now();
     const values = { codigo: dto.codigo, nombre: dto.nombre, descripcion: dto.descripcion ?? '' };
-    const id = await uniqueOr409(this.dialect, duplicate, async () => {
-      const result = await tx.insert(ProductTypeEntity, { ...values, activo: true, createdAt: now, updatedAt: now });
-      return Number(result.identifiers[0]?.id);
-    });
+    const id = await uniqueOr409(this.dialect, duplicate, () => insertResource(tx, ProductTypeEntity, values, this.clock.now()));
     await this.audit.record('tipo_producto.create', 'tipo_producto', id, { after: values });
     return this.get(id);
   }
@@ -110,15 +107,11 @@ export class ProductTypesService {
     if (!type.activo) throw new DomainError('tipo_producto_inactivo', `El tipo de producto ${id} está inactivo`);
   }
 
-  private async find(id: number): Promise<ProductTypeEntity> {
-    const type = await this.txHost.tx.findOneBy(ProductTypeEntity, { id });
-    if (!type) throw new NotFoundError('Tipo de producto', id);
-    return type;
+  private find(id: number): Promise<ProductTypeEntity> {
+    return findResource(this.txHost.tx, ProductTypeEntity, 'Tipo de producto', id);
   }
 
-  private async lock(id: number, mode: 'pessimistic_read' | 'pessimistic_write'): Promise<ProductTypeEntity> {
-    const type = await this.txHost.tx.findOne(ProductTypeEntity, { where: { id }, lock: { mode } });
-    if (!type) throw new NotFoundError('Tipo de producto', id);
-    return type;
+  private lock(id: number, mode: RowLock): Promise<ProductTypeEntity> {
+    return findResource(this.txHost.tx, ProductTypeEntity, 'Tipo de producto', id, mode);
   }
 }

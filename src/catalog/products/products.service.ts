@@ -19,6 +19,7 @@ import { type CreateProductDto, PRODUCT_SORT_FIELDS, ProductDto, type ProductsQu
 import { ProductEntity } from './product.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
+import { findResource, insertResource } from '../../database/resource-row.js';
 
 /**
  * Products: a product references an existing, active rubro and product type. The
@@ -66,12 +67,8 @@ export class ProductsService {
     await this.requireActiveReferences(dto.rubroId, dto.productTypeId);
     const duplicate = `Ya existe un producto con codigo ${dto.codigo}`;
     if (await tx.existsBy(ProductEntity, { codigo: dto.codigo })) throw new DomainError('duplicado', duplicate);
-    const now = this.clock.now();
     const values = { codigo: dto.codigo, nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
-    const id = await uniqueOr409(this.dialect, duplicate, async () => {
-      const result = await tx.insert(ProductEntity, { ...values, activo: true, createdAt: now, updatedAt: now });
-      return Number(result.identifiers[0]?.id);
-    });
+    const id = await uniqueOr409(this.dialect, duplicate, () => insertResource(tx, ProductEntity, values, this.clock.now()));
     await this.audit.record('producto.create', 'producto', id, { after: values });
     return this.get(id);
   }
@@ -116,15 +113,11 @@ export class ProductsService {
     await this.types.requireActiveForProduct(productTypeId);
   }
 
-  private async find(id: number): Promise<ProductEntity> {
-    const product = await this.txHost.tx.findOneBy(ProductEntity, { id });
-    if (!product) throw new NotFoundError('Producto', id);
-    return product;
+  private find(id: number): Promise<ProductEntity> {
+    return findResource(this.txHost.tx, ProductEntity, 'Producto', id);
   }
 
-  private async lock(id: number): Promise<ProductEntity> {
-    const product = await this.txHost.tx.findOne(ProductEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!product) throw new NotFoundError('Producto', id);
-    return product;
+  private lock(id: number): Promise<ProductEntity> {
+    return findResource(this.txHost.tx, ProductEntity, 'Producto', id, 'pessimistic_write');
   }
 }

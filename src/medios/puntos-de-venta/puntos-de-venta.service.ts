@@ -5,7 +5,7 @@ import { type FindOptionsWhere, Not } from 'typeorm';
 import { Activation } from '../../common/activation/activation.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
-import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
+import { DomainError } from '../../common/errors/domain-error.js';
 import { type Page, pageOf } from '../../common/pagination/page.js';
 import { applySort, type SortKey } from '../../common/pagination/sort.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
@@ -22,6 +22,7 @@ import {
 import { PuntoDeVentaEntity } from './punto-de-venta.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
 import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
+import { findResource, insertResource } from '../../database/resource-row.js';
 
 /**
  * Puntos de venta: numeroAFIP unique within the medio; create and update
@@ -44,22 +45,11 @@ export class PuntosDeVentaService {
   async create(dto: CreatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
     await this.medios.requireActive(dto.medioId);
     await this.ensureNumeroFree(dto.medioId, dto.numeroAFIP);
-    const now = this.clock.now();
-    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.medioId, dto.numeroAFIP), async () => {
-      const result = await this.txHost.tx.insert(PuntoDeVentaEntity, {
-        medioId: dto.medioId,
-        numeroAFIP: dto.numeroAFIP,
-        nombre: dto.nombre,
-        domicilio: dto.domicilio,
-        activo: true,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return Number(result.identifiers[0]?.id);
-    });
-    await this.audit.record('punto_de_venta.create', 'punto_de_venta', id, {
-      after: { medioId: dto.medioId, numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
-    });
+    const values = { medioId: dto.medioId, numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio };
+    const id = await uniqueOr409(this.dialect, duplicateMessage(dto.medioId, dto.numeroAFIP), () =>
+      insertResource(this.txHost.tx, PuntoDeVentaEntity, values, this.clock.now()),
+    );
+    await this.audit.record('punto_de_venta.create', 'punto_de_venta', id, { after: values });
     return PuntoDeVentaDto.of(await this.find(id));
   }
 
@@ -129,16 +119,12 @@ export class PuntosDeVentaService {
     if (await this.txHost.tx.existsBy(PuntoDeVentaEntity, where)) throw new DomainError('duplicado', duplicateMessage(medioId, numeroAFIP));
   }
 
-  private async lock(id: number): Promise<PuntoDeVentaEntity> {
-    const pdv = await this.txHost.tx.findOne(PuntoDeVentaEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
-    if (!pdv) throw new NotFoundError('Punto de venta', id);
-    return pdv;
+  private lock(id: number): Promise<PuntoDeVentaEntity> {
+    return findResource(this.txHost.tx, PuntoDeVentaEntity, 'Punto de venta', id, 'pessimistic_write');
   }
 
-  private async find(id: number): Promise<PuntoDeVentaEntity> {
-    const pdv = await this.txHost.tx.findOneBy(PuntoDeVentaEntity, { id });
-    if (!pdv) throw new NotFoundError('Punto de venta', id);
-    return pdv;
+  private find(id: number): Promise<PuntoDeVentaEntity> {
+    return findResource(this.txHost.tx, PuntoDeVentaEntity, 'Punto de venta', id);
   }
 }
 
