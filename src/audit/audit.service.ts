@@ -6,7 +6,8 @@ import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import { AppMetrics } from '../observability/metrics.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
-import { canonicalInstant, rowHash, wellFormed } from './integrity/canonical.js';
+import type { AuditEventFields } from './integrity/canonical.js';
+import { clippedText, eventColumns, eventValues, newEvent } from './integrity/event-rows.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 
 /** Thrown when an audit row cannot be attributed: the mutation must not be kept. */
@@ -38,22 +39,7 @@ export class AuditService {
     @Inject(SQL_DIALECT) dialect: SqlDialect,
     private readonly metrics: AppMetrics,
   ) {
-    this.insert = new PreparedStatement(
-      dialect.insertStatement('audit_events', [
-        'occurred_at',
-        'actor_user_id',
-        'actor_role_id',
-        'ip',
-        'user_agent',
-        'correlation_id',
-        'action',
-        'target_type',
-        'target_id',
-        'metadata',
-        'row_hash',
-      ]),
-      { name: 'audit_event_insert' },
-    );
+    this.insert = new PreparedStatement(dialect.insertStatement('audit_events', eventColumns('audit_events')), { name: 'audit_event_insert' });
   }
 
   /** Every failure to write the event — refused here or by the database — counts in audit_write_failures_total. */
@@ -70,35 +56,19 @@ export class AuditService {
     if (!this.txHost.isTransactionActive()) throw new AuditUnavailableError('no transaction is active');
     const actorUserId = this.context.actorUserId;
     if (!actorUserId) throw new AuditUnavailableError('the request has no authenticated actor');
-    const sanitized = this.sanitizer.sanitize(metadata ?? null);
-    const metadataText = sanitized === null ? null : JSON.stringify(sanitized);
-    const occurredAt = new Date();
-    const row = {
-      occurredAt: canonicalInstant(occurredAt),
+    const event = newEvent(this.sanitizer.sanitize(metadata ?? null));
+    const fields: AuditEventFields = {
+      occurredAt: event.instant,
       actorUserId,
       actorRoleId: null,
       ip: this.context.ip,
-      // cut by code points' halves would leave a lone surrogate, which no engine stores as given
-      userAgent: this.context.userAgent ? wellFormed(this.context.userAgent.slice(0, 512)) : null,
+      userAgent: clippedText(this.context.userAgent, 512),
       correlationId: this.context.correlationId,
       action,
       targetType,
       targetId: String(targetId),
-      // hashed as the document the engine will give back (JSON round trip: no undefined, no Dates)
-      metadata: metadataText === null ? null : (JSON.parse(metadataText) as unknown),
+      metadata: event.metadata,
     };
-    await this.insert.run(this.txHost.tx, {
-      occurred_at: occurredAt,
-      actor_user_id: row.actorUserId,
-      actor_role_id: row.actorRoleId,
-      ip: row.ip,
-      user_agent: row.userAgent,
-      correlation_id: row.correlationId,
-      action,
-      target_type: targetType,
-      target_id: row.targetId,
-      metadata: metadataText,
-      row_hash: rowHash('audit_events', row),
-    });
+    await this.insert.run(this.txHost.tx, eventValues('audit_events', fields, event));
   }
 }

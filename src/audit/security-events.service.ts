@@ -6,7 +6,8 @@ import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { PreparedStatement } from '../database/prepared-statement.js';
 import { AppMetrics } from '../observability/metrics.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
-import { canonicalInstant, rowHash, type SecurityEventFields, wellFormed } from './integrity/canonical.js';
+import type { SecurityEventFields } from './integrity/canonical.js';
+import { clippedText, eventColumns, eventValues, newEvent } from './integrity/event-rows.js';
 import type { MetadataSanitizer } from './metadata-sanitizer.js';
 import type { SecurityResult } from './security-event.entity.js';
 
@@ -45,21 +46,7 @@ export class SecurityEventsService {
     @Inject(SQL_DIALECT) dialect: SqlDialect,
     private readonly metrics: AppMetrics,
   ) {
-    this.insertStatement = new PreparedStatement(
-      dialect.insertStatement('security_events', [
-        'occurred_at',
-        'action',
-        'result',
-        'actor_user_id',
-        'attempted_username',
-        'session_id',
-        'failure_reason',
-        'ip',
-        'user_agent',
-        'metadata',
-        'row_hash',
-      ]),
-    );
+    this.insertStatement = new PreparedStatement(dialect.insertStatement('security_events', eventColumns('security_events')));
   }
 
   async record(event: SecurityEventInput): Promise<void> {
@@ -84,33 +71,19 @@ export class SecurityEventsService {
   }
 
   private async insert(event: SecurityEventInput): Promise<void> {
-    const sanitized = this.sanitizer.sanitize(event.metadata ?? null);
-    const metadataText = sanitized === null ? null : JSON.stringify(sanitized);
-    const occurredAt = new Date();
-    const row: SecurityEventFields = {
-      occurredAt: canonicalInstant(occurredAt),
+    const written = newEvent(this.sanitizer.sanitize(event.metadata ?? null));
+    const fields: SecurityEventFields = {
+      occurredAt: written.instant,
       action: event.action,
       result: event.result,
       actorUserId: event.actorUserId ?? null,
-      attemptedUsername: event.attemptedUsername ? wellFormed(event.attemptedUsername.slice(0, 256)) : null,
+      attemptedUsername: clippedText(event.attemptedUsername, 256),
       sessionId: event.sessionId ?? null,
       failureReason: event.failureReason ?? null,
       ip: this.context.ip,
-      userAgent: this.context.userAgent ? wellFormed(this.context.userAgent.slice(0, 512)) : null,
-      metadata: metadataText === null ? null : (JSON.parse(metadataText) as unknown),
+      userAgent: clippedText(this.context.userAgent, 512),
+      metadata: written.metadata,
     };
-    await this.insertStatement.run(this.dataSource, {
-      occurred_at: occurredAt,
-      action: row.action,
-      result: row.result,
-      actor_user_id: row.actorUserId,
-      attempted_username: row.attemptedUsername,
-      session_id: row.sessionId,
-      failure_reason: row.failureReason,
-      ip: row.ip,
-      user_agent: row.userAgent,
-      metadata: metadataText,
-      row_hash: rowHash('security_events', row),
-    });
+    await this.insertStatement.run(this.dataSource, eventValues('security_events', fields, written));
   }
 }

@@ -52,7 +52,8 @@ export interface SecurityEventFields {
 
 export type EventFields<S extends EventStore> = S extends 'audit_events' ? AuditEventFields : SecurityEventFields;
 
-const FIELDS = {
+/** The hashed fields of each store, in the order of its columns (every column but `id` and `row_hash`). */
+export const EVENT_FIELDS = {
   audit_events: ['occurredAt', 'actorUserId', 'actorRoleId', 'ip', 'userAgent', 'correlationId', 'action', 'targetType', 'targetId', 'metadata'],
   security_events: [
     'occurredAt',
@@ -70,8 +71,8 @@ const FIELDS = {
 
 /** RFC 8785 orders keys by their UTF-16 code units, which for these ASCII names is plain `<`. */
 const SORTED_KEYS: Record<EventStore, string[]> = {
-  audit_events: [...FIELDS.audit_events, 'store', 'v'].sort(),
-  security_events: [...FIELDS.security_events, 'store', 'v'].sort(),
+  audit_events: [...EVENT_FIELDS.audit_events, 'store', 'v'].sort(),
+  security_events: [...EVENT_FIELDS.security_events, 'store', 'v'].sort(),
 };
 
 interface Es2024String {

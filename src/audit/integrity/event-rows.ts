@@ -1,15 +1,70 @@
 import type { EventRow, EventStore, SqlDialect } from '../../database/dialects/sql-dialect.js';
 import {
   type AuditEventFields,
+  canonicalInstant,
   canonicalInstantFromText,
+  EVENT_FIELDS,
   type EventFields,
   metadataFromText,
   rowHash,
   type SecurityEventFields,
+  wellFormed,
 } from './canonical.js';
 
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** An event about to be written by AuditService or SecurityEventsService. */
+export interface NewEvent {
+  /** taken by the writer, not defaulted by the database: the row hash covers it and is computed before the insert */
+  occurredAt: Date;
+  /** `occurredAt` as the hash covers it */
+  instant: string;
+  /** the sanitized metadata as stored */
+  metadataText: string | null;
+  /** the document the hash covers: the stored text read back (a JSON round trip: no undefined, no Dates) */
+  metadata: unknown;
+}
+
+export function newEvent(sanitizedMetadata: unknown): NewEvent {
+  const metadataText = sanitizedMetadata === null ? null : JSON.stringify(sanitizedMetadata);
+  const occurredAt = new Date();
+  return {
+    occurredAt,
+    instant: canonicalInstant(occurredAt),
+    metadataText,
+    metadata: metadataText === null ? null : (JSON.parse(metadataText) as unknown),
+  };
+}
+
+/** Text from the client, cut to the column's length; cut by code points' halves it could end in a lone surrogate, which no engine stores as given. */
+export function clippedText(value: string | null | undefined, maxLength: number): string | null {
+  return value ? wellFormed(value.slice(0, maxLength)) : null;
+}
+
+const columnOf = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Each hashed field with its column (`occurredAt` → `occurred_at`), in column order; computed once, the audit insert is a hot path. */
+const FIELD_COLUMNS: Record<EventStore, ReadonlyArray<readonly [field: string, column: string]>> = {
+  audit_events: EVENT_FIELDS.audit_events.map((f) => [f, columnOf(f)] as const),
+  security_events: EVENT_FIELDS.security_events.map((f) => [f, columnOf(f)] as const),
+};
+
+/** The columns of an event's insert, in order: every hashed field, then `row_hash`. */
+export function eventColumns(store: EventStore): string[] {
+  return [...FIELD_COLUMNS[store].map(([, column]) => column), 'row_hash'];
+}
+
+/** The insert's values: each hashed field under its column (the instant as the Date, the metadata as its text) and the row hash. */
+export function eventValues<S extends EventStore>(store: S, fields: EventFields<S>, event: NewEvent): Record<string, unknown> {
+  const named = fields as unknown as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  for (const [field, column] of FIELD_COLUMNS[store]) values[column] = named[field];
+  values.occurred_at = event.occurredAt;
+  values.metadata = event.metadataText;
+  values.row_hash = rowHash(store, fields);
+  return values;
+}
 
 /** The hashed fields of a row read with SqlDialect.eventRows(…, 'full'). */
 export function fieldsOfRow<S extends EventStore>(store: S, row: EventRow): EventFields<S> {
