@@ -4,6 +4,7 @@ import { Trim } from '../../common/validation/transforms.js';
 import type { IngresosBrutosEntity } from '../ingresos-brutos.entity.js';
 import { PROVINCIA_CODIGOS, type Provincia } from '../provincias.js';
 import { ALICUOTA, IsRawDecimal } from '../raw-decimal.js';
+import { resourceStateOf } from '../../common/http/resource-state.js';
 
 const ALICUOTA_DOC = {
   type: Number,
@@ -52,9 +53,7 @@ export class IngresosBrutosDto {
       provincia: e.provincia,
       descripcion: e.descripcion,
       alicuota: e.alicuota,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

@@ -4,6 +4,7 @@ import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { IsRawDecimal, PORCENTAJE } from '../raw-decimal.js';
 import type { TipoIvaEntity } from '../tipo-iva.entity.js';
+import { resourceStateOf } from '../../common/http/resource-state.js';
 
 const PORCENTAJE_DOC = {
   type: Number,
@@ -55,9 +56,7 @@ export class TipoIvaDto {
       codigo: e.codigo,
       descripcion: e.descripcion,
       porcentaje: e.porcentaje,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

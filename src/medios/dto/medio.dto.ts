@@ -4,6 +4,7 @@ import { ToBoolean, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { CODIGO_PATTERN } from '../medios.rules.js';
 import type { MedioEntity } from '../medio.entity.js';
+import { resourceStateOf } from '../../common/http/resource-state.js';
 
 export class CreateMedioDto {
   @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
@@ -53,9 +54,7 @@ export class MedioDto {
       id: e.id,
       codigo: e.codigo,
       nombre: e.nombre,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

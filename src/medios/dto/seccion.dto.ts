@@ -4,6 +4,7 @@ import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { CODIGO_PATTERN, MAX_ID, TIPOS_SECCION, type TipoSeccion } from '../medios.rules.js';
 import type { SeccionEntity } from '../seccion.entity.js';
+import { resourceStateOf } from '../../common/http/resource-state.js';
 
 const TIPO_MESSAGE = `tipo debe ser uno de: ${TIPOS_SECCION.join(', ')}`;
 
@@ -79,9 +80,7 @@ export class SeccionDto {
       codigo: e.codigo,
       nombre: e.nombre,
       tipo: e.tipo,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

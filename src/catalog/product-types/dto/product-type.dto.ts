@@ -6,6 +6,7 @@ import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { CODIGO_PATTERN } from '../../catalog.rules.js';
 import type { ProductTypeEntity } from '../product-type.entity.js';
+import { resourceStateOf } from '../../../common/http/resource-state.js';
 
 export class CreateProductTypeDto {
   @ApiProperty({
@@ -88,9 +89,7 @@ export class ProductTypeDto {
       codigo: e.codigo,
       nombre: e.nombre,
       descripcion: e.descripcion,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

@@ -6,6 +6,7 @@ import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { CODIGO_PATTERN, MAX_ID } from '../../catalog.rules.js';
 import type { ProductEntity } from '../product.entity.js';
+import { resourceStateOf } from '../../../common/http/resource-state.js';
 
 /** The fields a create and an update both carry, validated and documented once. */
 export class ProductFieldsDto {
@@ -100,9 +101,7 @@ export class ProductDto {
       nombre: e.nombre,
       rubroId: e.rubroId,
       productTypeId: e.productTypeId,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }

@@ -6,6 +6,7 @@ import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js
 import { ImmutableField } from '../../../common/validation/validation.js';
 import { MAX_ID } from '../../medios.rules.js';
 import type { PuntoDeVentaEntity } from '../punto-de-venta.entity.js';
+import { resourceStateOf } from '../../../common/http/resource-state.js';
 
 export const NUMERO_AFIP_MAX = 99_999;
 
@@ -101,9 +102,7 @@ export class PuntoDeVentaDto {
       numeroAFIP: e.numeroAFIP,
       nombre: e.nombre,
       domicilio: e.domicilio,
-      activo: e.activo,
-      createdAt: e.createdAt.toISOString(),
-      updatedAt: e.updatedAt.toISOString(),
+      ...resourceStateOf(e),
     };
   }
 }
