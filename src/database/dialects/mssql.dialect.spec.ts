@@ -4,6 +4,7 @@ import { SqlServerDriver } from 'typeorm/driver/sqlserver/SqlServerDriver.js';
 import { PreparedStatement, sqlServerParameter } from '../prepared-statement.js';
 import { authorizationStatement } from '../../auth/effective-permissions.service.js';
 import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
+import { FULL_AUDIT_PAGE_QUERY } from './audit-page-query.fixture.js';
 
 /**
  * SQL Server cannot run here: these tests pin the T-SQL the dialect sends and the type of every
@@ -56,15 +57,7 @@ const typeOf = (p: unknown) => {
 describe('MssqlDialect', () => {
   describe('audit events page', () => {
     it('writes the keyset position as an OR of typed datetime2 comparisons, with every filter typed', () => {
-      const { sql, parameters } = dialect.auditEventsPage({
-        actorUserId: 7,
-        targetType: 'usuario',
-        targetId: '42',
-        from: '2025-01-01T00:00:00.000000000Z',
-        to: '2025-03-31T23:59:59.999999900Z',
-        after: { t: '2025-03-01T12:00:00.123456700Z', id: '1234' },
-        rows: 51,
-      });
+      const { sql, parameters } = dialect.auditEventsPage(FULL_AUDIT_PAGE_QUERY);
       expect(sql).toBe(`SELECT TOP (@7) CAST(e.id AS varchar(20)) AS id,
        CONCAT(REPLACE(CONVERT(varchar(27), e.occurred_at, 121), ' ', 'T'), 'Z') AS occurred_at,
        e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,

@@ -1,19 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { PostgresDialect } from './postgres.dialect.js';
+import { FULL_AUDIT_PAGE_QUERY } from './audit-page-query.fixture.js';
 
 const dialect = new PostgresDialect();
 
 describe('PostgresDialect audit events page', () => {
   it('writes the keyset position as a row comparison plus a plain bound that prunes partitions, at microsecond precision', () => {
-    const { sql, parameters } = dialect.auditEventsPage({
-      actorUserId: 7,
-      targetType: 'usuario',
-      targetId: '42',
-      from: '2025-01-01T00:00:00.000000000Z',
-      to: '2025-03-31T23:59:59.999999900Z',
-      after: { t: '2025-03-01T12:00:00.123456700Z', id: '1234' },
-      rows: 51,
-    });
+    const { sql, parameters } = dialect.auditEventsPage(FULL_AUDIT_PAGE_QUERY);
     expect(sql).toBe(`SELECT e.id::text AS id,
        to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at,
        e.actor_user_id, u.username AS actor_username, e.actor_role_id, e.ip, e.user_agent,
