@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import { parseId } from '../validation/fields.js';
 
 /**
  * A resource whose changes accept `If-Match`: where its row version lives and how to read the
@@ -18,15 +19,6 @@ export interface VersionedResource<S = unknown, K = unknown> {
   /** the service whose `read` gives the current representation */
   service: Type<S>;
   read(service: S, key: K): Promise<object>;
-}
-
-const MAX_ID = 2_147_483_647;
-
-/** A positive 32-bit integer path id, as ParseIdPipe accepts it. */
-export function parseId(raw: string): number | undefined {
-  if (!/^[1-9]\d{0,9}$/.test(raw)) return undefined;
-  const n = Number(raw);
-  return n <= MAX_ID ? n : undefined;
 }
 
 export const VERSIONED = 'versioned';

@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { IsIn } from 'class-validator';
 import type { IngresosBrutosEntity } from '../ingresos-brutos.entity.js';
 import { PROVINCIA_CODIGOS, type Provincia } from '../provincias.js';
 import { ALICUOTA, IsRawDecimal } from '../raw-decimal.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
+import { RequiredText } from '../../common/validation/fields.js';
 
 const ALICUOTA_DOC = {
   type: Number,
@@ -27,10 +27,7 @@ export class IngresosBrutosBodyDto {
   provincia!: Provincia;
 
   @ApiProperty({ example: 'Ingresos brutos Salta, actividad general', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @RequiredText(200)
   descripcion!: string;
 
   @ApiProperty(ALICUOTA_DOC)

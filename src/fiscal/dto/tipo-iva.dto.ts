@@ -1,10 +1,10 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { Trim } from '../../common/validation/transforms.js';
+import { IsInt, Max, Min } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { IsRawDecimal, PORCENTAJE } from '../raw-decimal.js';
 import type { TipoIvaEntity } from '../tipo-iva.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
+import { RequiredText } from '../../common/validation/fields.js';
 
 const PORCENTAJE_DOC = {
   type: Number,
@@ -23,10 +23,7 @@ export class CreateTipoIvaDto {
   codigo!: number;
 
   @ApiProperty({ example: 'IVA 21%', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @RequiredText(200)
   descripcion!: string;
 
   @ApiProperty(PORCENTAJE_DOC)

@@ -1,22 +1,18 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ToBoolean } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
-import { CODIGO_PATTERN } from '../medios.rules.js';
 import type { MedioEntity } from '../medio.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
+import { CODIGO_PATTERN, IsCodigo, RequiredText } from '../../common/validation/fields.js';
 
 export class CreateMedioDto {
   @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
-  @IsString()
-  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  @IsCodigo()
   codigo!: string;
 
   @ApiProperty({ example: 'Diario del Norte', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 }
 

@@ -1,18 +1,17 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { ToBoolean, ToInt } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
-import { CODIGO_PATTERN, MAX_ID, TIPOS_SECCION, type TipoSeccion } from '../medios.rules.js';
+import { TIPOS_SECCION, type TipoSeccion } from '../medios.rules.js';
 import type { SeccionEntity } from '../seccion.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
+import { CODIGO_PATTERN, IsCodigo, IsId, RequiredText } from '../../common/validation/fields.js';
 
 const TIPO_MESSAGE = `tipo debe ser uno de: ${TIPOS_SECCION.join(', ')}`;
 
 export class CreateSeccionDto {
   @ApiProperty({ example: 1, description: 'The parent medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   medioId!: number;
 
   @ApiProperty({
@@ -20,15 +19,11 @@ export class CreateSeccionDto {
     pattern: CODIGO_PATTERN.source,
     description: '1..20 characters of [A-Z0-9_]; unique within the medio; immutable.',
   })
-  @IsString()
-  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  @IsCodigo()
   codigo!: string;
 
   @ApiProperty({ example: 'Clasificados', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiProperty({ enum: TIPOS_SECCION, enumName: 'SeccionTipo', example: 'clasificados' })
@@ -51,9 +46,7 @@ export class SeccionesQueryDto {
   @ApiPropertyOptional({ description: 'Only the secciones of this medio.' })
   @IsOptional()
   @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   medioId?: number;
 
   @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) secciones; both when absent.' })

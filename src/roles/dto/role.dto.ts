@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ToBoolean } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { RoleEntity } from '../role.entity.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
+import { OptionalText, RequiredText } from '../../common/validation/fields.js';
 
 export class CreateRoleDto {
   @ApiProperty({
@@ -18,33 +19,21 @@ export class CreateRoleDto {
   codigo!: string;
 
   @ApiProperty({ example: 'Cobranzas', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, default: '' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(500)
+  @OptionalText(500)
   descripcion?: string;
 }
 
 export class UpdateRoleDto {
   @ApiProperty({ example: 'Cobranzas', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiPropertyOptional({ example: 'Gestión de cobranzas', maxLength: 500, description: 'Kept as it is when absent.' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(500)
+  @OptionalText(500)
   descripcion?: string;
 
   /** not accepted: 400 campo_inmutable */

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page.js';
 import { SortQuery } from '../../common/pagination/sort.js';
 import { ToBoolean, Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
 import type { UserEntity } from '../user.entity.js';
+import { RequiredText } from '../../common/validation/fields.js';
 
 /**
  * Usernames: 3 to 50 characters of letters, digits, `.`, `_` and `-` (no spaces, nothing a log
@@ -19,17 +20,11 @@ const ROL = { example: 'supervisor', pattern: ROLE_CODE_PATTERN.source, descript
 /** The editable fields of a user, shared by create and update. */
 export class UserProfileDto {
   @ApiProperty({ example: 'Juan', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiProperty({ example: 'Pérez', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   apellido!: string;
 
   @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
+import { ToBoolean } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
-import { CODIGO_PATTERN } from '../../catalog.rules.js';
 import type { ProductTypeEntity } from '../product-type.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
+import { CODIGO_PATTERN, IsCodigo, OptionalText, RequiredText } from '../../../common/validation/fields.js';
 
 export class CreateProductTypeDto {
   @ApiProperty({
@@ -14,38 +14,25 @@ export class CreateProductTypeDto {
     pattern: CODIGO_PATTERN.source,
     description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
   })
-  @IsString()
-  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  @IsCodigo()
   codigo!: string;
 
   @ApiProperty({ example: 'Aviso clasificado', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, default: '' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(500)
+  @OptionalText(500)
   descripcion?: string;
 }
 
 export class UpdateProductTypeDto {
   @ApiProperty({ example: 'Aviso clasificado', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiPropertyOptional({ example: 'Avisos de texto por palabra', maxLength: 500, description: 'Unchanged when absent.' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(500)
+  @OptionalText(500)
   descripcion?: string;
 
   /** not accepted: 400 campo_inmutable */
@@ -67,10 +54,7 @@ export class ProductTypesQueryDto extends PageQueryDto {
   activo?: boolean;
 
   @ApiPropertyOptional({ example: 'clasif', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(100)
+  @OptionalText(100)
   search?: string;
 }
 

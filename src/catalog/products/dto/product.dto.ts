@@ -1,32 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
+import { ToBoolean, ToInt } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
-import { CODIGO_PATTERN, MAX_ID } from '../../catalog.rules.js';
 import type { ProductEntity } from '../product.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
+import { CODIGO_PATTERN, IsCodigo, IsId, OptionalText, RequiredText } from '../../../common/validation/fields.js';
 
 /** The fields a create and an update both carry, validated and documented once. */
 export class ProductFieldsDto {
   @ApiProperty({ example: 'Clasificado de automotores', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @RequiredText(200)
   nombre!: string;
 
   @ApiProperty({ example: 4, description: 'An existing (404) and active (409 `rubro_inactivo`) rubro.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   rubroId!: number;
 
   @ApiProperty({ example: 1, description: 'An existing (404) and active (409 `tipo_producto_inactivo`) product type.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   productTypeId!: number;
 }
 
@@ -36,8 +29,7 @@ export class CreateProductDto extends ProductFieldsDto {
     pattern: CODIGO_PATTERN.source,
     description: '1..20 characters of [A-Z0-9_]; unique (409 `duplicado`, inactive ones included); immutable.',
   })
-  @IsString()
-  @Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' })
+  @IsCodigo()
   codigo!: string;
 }
 
@@ -57,17 +49,13 @@ export class ProductsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ example: 4, description: 'Only products of this rubro.' })
   @IsOptional()
   @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   rubroId?: number;
 
   @ApiPropertyOptional({ example: 1, description: 'Only products of this product type.' })
   @IsOptional()
   @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   productTypeId?: number;
 
   @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) products; both when absent.' })
@@ -77,10 +65,7 @@ export class ProductsQueryDto extends PageQueryDto {
   activo?: boolean;
 
   @ApiPropertyOptional({ example: 'autos', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(100)
+  @OptionalText(100)
   search?: string;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { ToBoolean, Trim } from '../../../common/validation/transforms.js';
-import { MAX_ID } from '../../catalog.rules.js';
+import { IsBoolean, IsOptional, ValidateIf } from 'class-validator';
+import { ToBoolean } from '../../../common/validation/transforms.js';
 import type { RubroTreeRow } from '../rubro-tree.js';
+import { IsId, RequiredText } from '../../../common/validation/fields.js';
 
 export class CreateRubroDto {
   @ApiProperty({
@@ -10,17 +10,12 @@ export class CreateRubroDto {
     maxLength: 100,
     description: 'Unique among the active rubros under the same parent, case-insensitively (409 `duplicado`). Trimmed.',
   })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiPropertyOptional({ type: Number, nullable: true, example: 3, description: 'The parent rubro; null or absent for a root.' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   parentId?: number | null;
 }
 
@@ -30,10 +25,7 @@ export class UpdateRubroDto {
     maxLength: 100,
     description: 'The new name; unique among the active siblings, case-insensitively. Trimmed.',
   })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 }
 
@@ -45,9 +37,7 @@ export class MoveRubroDto {
     description: 'The new parent rubro; null makes the rubro a root. Required (send null explicitly).',
   })
   @ValidateIf((o: MoveRubroDto) => o.parentId !== null)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   parentId!: number | null;
 }
 

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean, ToInt, Trim } from '../../../common/validation/transforms.js';
+import { ToBoolean, ToInt } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
-import { MAX_ID } from '../../medios.rules.js';
 import type { PuntoDeVentaEntity } from '../punto-de-venta.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
+import { IsId, RequiredText } from '../../../common/validation/fields.js';
 
 export const NUMERO_AFIP_MAX = 99_999;
 
@@ -19,25 +19,17 @@ export class PuntoDeVentaFieldsDto {
   numeroAFIP!: number;
 
   @ApiProperty({ example: 'Casa central', maxLength: 100 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @RequiredText(100)
   nombre!: string;
 
   @ApiProperty({ example: 'Av. Siempre Viva 742, Salta', maxLength: 200 })
-  @Trim()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @RequiredText(200)
   domicilio!: string;
 }
 
 export class CreatePuntoDeVentaDto extends PuntoDeVentaFieldsDto {
   @ApiProperty({ example: 1, description: 'The medio; it must exist (404) and be active (409 `medio_inactivo`). Immutable.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   medioId!: number;
 }
 
@@ -57,9 +49,7 @@ export class PuntosDeVentaQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only the points of sale of this medio.' })
   @IsOptional()
   @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   medioId?: number;
 
   @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) points of sale; both when absent.' })
@@ -72,9 +62,7 @@ export class PuntosDeVentaQueryDto extends PageQueryDto {
 export class PuntoDeVentaLookupDto {
   @ApiProperty({ example: 1 })
   @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ID)
+  @IsId()
   medioId!: number;
 
   @ApiProperty({ example: 3, minimum: 1, maximum: NUMERO_AFIP_MAX })

@@ -1,0 +1,39 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Trim } from './transforms.js';
+
+// Each rule applies its validators in the order the stacked decorators it stands for registered
+// them (bottom-up), so a value that breaks several rules gets its messages in the same order.
+
+/** Largest value of an int column: an id beyond it is 400, not a store error. */
+export const MAX_ID = 2_147_483_647;
+
+/** A positive 32-bit integer written in decimal (a path segment), or undefined. */
+export function parseId(raw: string): number | undefined {
+  if (!/^[1-9]\d{0,9}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n <= MAX_ID ? n : undefined;
+}
+
+/** An id in a body or a query: an integer from 1 to MAX_ID. */
+export function IsId(): PropertyDecorator {
+  return applyDecorators(Max(MAX_ID), Min(1), IsInt());
+}
+
+/** Codes of medios, secciones, product types and products (docs/api.md "Conventions"): 1..20 of [A-Z0-9_], uppercase only. */
+export const CODIGO_PATTERN = /^[A-Z0-9_]{1,20}$/;
+
+/** A `codigo` that follows CODIGO_PATTERN. */
+export function IsCodigo(): PropertyDecorator {
+  return applyDecorators(Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' }), IsString());
+}
+
+/** Required text: trimmed, then a non-empty string of at most `maxLength` characters. */
+export function RequiredText(maxLength: number): PropertyDecorator {
+  return applyDecorators(MaxLength(maxLength), IsNotEmpty(), IsString(), Trim());
+}
+
+/** Optional text: absent, or trimmed and then a string of at most `maxLength` characters (empty allowed). */
+export function OptionalText(maxLength: number): PropertyDecorator {
+  return applyDecorators(MaxLength(maxLength), IsString(), Trim(), IsOptional());
+}
