@@ -1,19 +1,10 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { jsonTransformer } from '../database/column-types.js';
+import { EventRow } from './event-row.js';
 
 /** Append-only audit trail of mutations, partitioned monthly by occurred_at. */
 @Entity({ name: 'audit_events' })
-export class AuditEventEntity {
-  @PrimaryColumn({
-    type: 'bigint',
-    generated: 'increment',
-    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
-  })
-  id!: number;
-
-  @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  occurredAt!: Date;
-
+export class AuditEventEntity extends EventRow {
   @Column({ name: 'actor_user_id', type: 'int' })
   actorUserId!: number;
 

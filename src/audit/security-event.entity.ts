@@ -1,21 +1,12 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { jsonTransformer, TIMESTAMP } from '../database/column-types.js';
+import { Column, Entity } from 'typeorm';
+import { jsonTransformer } from '../database/column-types.js';
+import { EventRow } from './event-row.js';
 
 export type SecurityResult = 'success' | 'failure';
 
 /** Append-only trail of sign-in, token and permission events. */
 @Entity({ name: 'security_events' })
-export class SecurityEventEntity {
-  @PrimaryColumn({
-    type: 'bigint',
-    generated: 'increment',
-    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
-  })
-  id!: number;
-
-  @PrimaryColumn({ name: 'occurred_at', type: TIMESTAMP, default: () => 'CURRENT_TIMESTAMP' })
-  occurredAt!: Date;
-
+export class SecurityEventEntity extends EventRow {
   @Column({ type: 'varchar' })
   action!: string;
 

@@ -1,14 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TIMESTAMP } from '../database/column-types.js';
+import { bigintTransformer, TIMESTAMP } from '../database/column-types.js';
 
 /** refresh_tokens: only base64url(SHA-256(token)) is stored, never the token. */
 @Entity({ name: 'refresh_tokens' })
 export class RefreshTokenEntity {
-  @PrimaryColumn({
-    type: 'bigint',
-    generated: 'increment',
-    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
-  })
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintTransformer })
   id!: number;
 
   @Column({ name: 'token_hash', type: 'varchar' })
@@ -20,12 +16,7 @@ export class RefreshTokenEntity {
   @Column({ name: 'family_id', type: 'varchar' })
   familyId!: string;
 
-  @Column({
-    name: 'parent_id',
-    type: 'bigint',
-    nullable: true,
-    transformer: { to: (v: unknown) => v, from: (v: unknown) => (v === null ? null : Number(v)) },
-  })
+  @Column({ name: 'parent_id', type: 'bigint', nullable: true, transformer: bigintTransformer })
   parentId!: number | null;
 
   @Column({ name: 'expires_at', type: TIMESTAMP })

@@ -33,6 +33,12 @@ export const jsonTransformer: ValueTransformer = {
   from: (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : (value ?? null)),
 };
 
+/** bigint columns: both drivers hand them over as strings; the values stay far below 2^53, so the API shows JSON numbers. */
+export const bigintTransformer: ValueTransformer = {
+  to: (value: unknown) => value,
+  from: (value: unknown) => (value === null ? null : Number(value)),
+};
+
 /** Exact decimals travel as strings in both drivers; the API exposes them as JSON numbers. */
 export const decimalTransformer: ValueTransformer = {
   to: (value: unknown) => (value === undefined || value === null ? value : String(value)),
