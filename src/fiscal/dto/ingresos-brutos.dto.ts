@@ -45,13 +45,7 @@ export class IngresosBrutosDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: IngresosBrutosEntity): IngresosBrutosDto {
-    return {
-      id: e.id,
-      provincia: e.provincia,
-      descripcion: e.descripcion,
-      alicuota: e.alicuota,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, provincia: e.provincia, descripcion: e.descripcion, alicuota: e.alicuota, ...resourceStateOf(e) };
   }
 }
 

@@ -48,12 +48,6 @@ export class TipoIvaDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: TipoIvaEntity): TipoIvaDto {
-    return {
-      id: e.id,
-      codigo: e.codigo,
-      descripcion: e.descripcion,
-      porcentaje: e.porcentaje,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, codigo: e.codigo, descripcion: e.descripcion, porcentaje: e.porcentaje, ...resourceStateOf(e) };
   }
 }

@@ -46,11 +46,6 @@ export class MedioDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: Omit<MedioEntity, 'version'>): MedioDto {
-    return {
-      id: e.id,
-      codigo: e.codigo,
-      nombre: e.nombre,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, codigo: e.codigo, nombre: e.nombre, ...resourceStateOf(e) };
   }
 }

@@ -67,13 +67,6 @@ export class SeccionDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: SeccionEntity): SeccionDto {
-    return {
-      id: e.id,
-      medioId: e.medioId,
-      codigo: e.codigo,
-      nombre: e.nombre,
-      tipo: e.tipo,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, medioId: e.medioId, codigo: e.codigo, nombre: e.nombre, tipo: e.tipo, ...resourceStateOf(e) };
   }
 }

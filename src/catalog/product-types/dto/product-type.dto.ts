@@ -68,12 +68,6 @@ export class ProductTypeDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: ProductTypeEntity): ProductTypeDto {
-    return {
-      id: e.id,
-      codigo: e.codigo,
-      nombre: e.nombre,
-      descripcion: e.descripcion,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, codigo: e.codigo, nombre: e.nombre, descripcion: e.descripcion, ...resourceStateOf(e) };
   }
 }

@@ -80,13 +80,6 @@ export class ProductDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: ProductEntity): ProductDto {
-    return {
-      id: e.id,
-      codigo: e.codigo,
-      nombre: e.nombre,
-      rubroId: e.rubroId,
-      productTypeId: e.productTypeId,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, codigo: e.codigo, nombre: e.nombre, rubroId: e.rubroId, productTypeId: e.productTypeId, ...resourceStateOf(e) };
   }
 }

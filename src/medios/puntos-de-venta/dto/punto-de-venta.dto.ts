@@ -84,13 +84,6 @@ export class PuntoDeVentaDto {
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
   static of(e: PuntoDeVentaEntity): PuntoDeVentaDto {
-    return {
-      id: e.id,
-      medioId: e.medioId,
-      numeroAFIP: e.numeroAFIP,
-      nombre: e.nombre,
-      domicilio: e.domicilio,
-      ...resourceStateOf(e),
-    };
+    return { id: e.id, medioId: e.medioId, numeroAFIP: e.numeroAFIP, nombre: e.nombre, domicilio: e.domicilio, ...resourceStateOf(e) };
   }
 }
