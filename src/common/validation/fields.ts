@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { Trim } from './transforms.js';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ToBoolean, ToInt, Trim } from './transforms.js';
 
 // Each rule applies its validators in the order the stacked decorators it stands for registered
 // them (bottom-up), so a value that breaks several rules gets its messages in the same order.
@@ -18,6 +19,21 @@ export function parseId(raw: string): number | undefined {
 /** An id in a body or a query: an integer from 1 to MAX_ID. */
 export function IsId(): PropertyDecorator {
   return applyDecorators(Max(MAX_ID), Min(1), IsInt());
+}
+
+/** An optional id in a query string: absent, or the decimal text of an id. */
+export function QueryId(): PropertyDecorator {
+  return applyDecorators(IsId(), ToInt(), IsOptional());
+}
+
+/** A boolean in a query string: absent, or exactly `true` or `false`. */
+export function QueryFlag(): PropertyDecorator {
+  return applyDecorators(IsBoolean(), ToBoolean(), IsOptional());
+}
+
+/** The `activo` filter of a list of `things`, documented the same way on every list. */
+export function ActivoFilter(things: string): PropertyDecorator {
+  return applyDecorators(QueryFlag(), ApiPropertyOptional({ description: `Only active (true) or inactive (false) ${things}; both when absent.` }));
 }
 
 /** Codes of medios, secciones, product types and products (docs/api.md "Conventions"): 1..20 of [A-Z0-9_], uppercase only. */

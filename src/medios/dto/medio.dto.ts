@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ToBoolean } from '../../common/validation/transforms.js';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { MedioEntity } from '../medio.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
-import { CODIGO_PATTERN, IsCodigo, RequiredText } from '../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, RequiredText } from '../../common/validation/fields.js';
 
 export class CreateMedioDto {
   @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
@@ -30,10 +29,7 @@ export class MediosQueryDto {
   @MaxLength(100)
   search?: string;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) medios; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('medios')
   activo?: boolean;
 }
 

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
-import { ToBoolean, ToInt } from '../../common/validation/transforms.js';
+import { IsIn } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { TIPOS_SECCION, type TipoSeccion } from '../medios.rules.js';
 import type { SeccionEntity } from '../seccion.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
-import { CODIGO_PATTERN, IsCodigo, IsId, RequiredText } from '../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, IsId, QueryId, RequiredText } from '../../common/validation/fields.js';
 
 const TIPO_MESSAGE = `tipo debe ser uno de: ${TIPOS_SECCION.join(', ')}`;
 
@@ -44,15 +43,10 @@ export class UpdateSeccionDto extends PickType(CreateSeccionDto, ['nombre', 'tip
 
 export class SeccionesQueryDto {
   @ApiPropertyOptional({ description: 'Only the secciones of this medio.' })
-  @IsOptional()
-  @ToInt()
-  @IsId()
+  @QueryId()
   medioId?: number;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) secciones; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('secciones')
   activo?: boolean;
 }
 

@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ToBoolean } from '../../common/validation/transforms.js';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { RoleEntity } from '../role.entity.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
-import { OptionalText, RequiredText } from '../../common/validation/fields.js';
+import { OptionalText, QueryFlag, RequiredText } from '../../common/validation/fields.js';
 
 export class CreateRoleDto {
   @ApiProperty({
@@ -49,9 +48,7 @@ export class RolesQueryDto {
   search?: string;
 
   @ApiPropertyOptional({ description: 'Include inactive roles (default false: active roles only).' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @QueryFlag()
   incluirInactivos?: boolean;
 }
 

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page.js';
 import { SortQuery } from '../../common/pagination/sort.js';
-import { ToBoolean, Trim } from '../../common/validation/transforms.js';
+import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
 import type { UserEntity } from '../user.entity.js';
-import { RequiredText } from '../../common/validation/fields.js';
+import { ActivoFilter, RequiredText } from '../../common/validation/fields.js';
 
 /**
  * Usernames: 3 to 50 characters of letters, digits, `.`, `_` and `-` (no spaces, nothing a log
@@ -88,10 +88,7 @@ export class UsersQueryDto extends PageQueryDto {
   @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
   rol?: string;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) users; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('users')
   activo?: boolean;
 }
 

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import type { ProductTypeEntity } from '../product-type.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
-import { CODIGO_PATTERN, IsCodigo, OptionalText, RequiredText } from '../../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, OptionalText, RequiredText } from '../../../common/validation/fields.js';
 
 export class CreateProductTypeDto {
   @ApiProperty({
@@ -47,10 +45,7 @@ export class ProductTypesQueryDto extends PageQueryDto {
   @SortQuery(PRODUCT_TYPE_SORT_FIELDS, '`codigo`')
   sort?: string;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) product types; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('product types')
   activo?: boolean;
 
   @ApiPropertyOptional({ example: 'clasif', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })

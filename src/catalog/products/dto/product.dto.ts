@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean, ToInt } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import type { ProductEntity } from '../product.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
-import { CODIGO_PATTERN, IsCodigo, IsId, OptionalText, RequiredText } from '../../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, IsId, OptionalText, QueryId, RequiredText } from '../../../common/validation/fields.js';
 
 /** The fields a create and an update both carry, validated and documented once. */
 export class ProductFieldsDto {
@@ -47,21 +45,14 @@ export class ProductsQueryDto extends PageQueryDto {
   sort?: string;
 
   @ApiPropertyOptional({ example: 4, description: 'Only products of this rubro.' })
-  @IsOptional()
-  @ToInt()
-  @IsId()
+  @QueryId()
   rubroId?: number;
 
   @ApiPropertyOptional({ example: 1, description: 'Only products of this product type.' })
-  @IsOptional()
-  @ToInt()
-  @IsId()
+  @QueryId()
   productTypeId?: number;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) products; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('products')
   activo?: boolean;
 
   @ApiPropertyOptional({ example: 'autos', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })

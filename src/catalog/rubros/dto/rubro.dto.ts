@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, ValidateIf } from 'class-validator';
-import { ToBoolean } from '../../../common/validation/transforms.js';
+import { IsOptional, ValidateIf } from 'class-validator';
 import type { RubroTreeRow } from '../rubro-tree.js';
-import { IsId, RequiredText } from '../../../common/validation/fields.js';
+import { IsId, QueryFlag, RequiredText } from '../../../common/validation/fields.js';
 
 export class CreateRubroDto {
   @ApiProperty({
@@ -43,9 +42,7 @@ export class MoveRubroDto {
 
 export class RubroTreeQueryDto {
   @ApiPropertyOptional({ description: 'Include inactive rubros (and their subtrees); only active ones when absent or false.', default: false })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @QueryFlag()
   incluirInactivos?: boolean;
 }
 

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { PageQueryDto } from '../../../common/pagination/page.js';
 import { SortQuery } from '../../../common/pagination/sort.js';
-import { ToBoolean, ToInt } from '../../../common/validation/transforms.js';
+import { ToInt } from '../../../common/validation/transforms.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import type { PuntoDeVentaEntity } from '../punto-de-venta.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
-import { IsId, RequiredText } from '../../../common/validation/fields.js';
+import { ActivoFilter, IsId, QueryId, RequiredText } from '../../../common/validation/fields.js';
 
 export const NUMERO_AFIP_MAX = 99_999;
 
@@ -47,15 +47,10 @@ export class PuntosDeVentaQueryDto extends PageQueryDto {
   sort?: string;
 
   @ApiPropertyOptional({ description: 'Only the points of sale of this medio.' })
-  @IsOptional()
-  @ToInt()
-  @IsId()
+  @QueryId()
   medioId?: number;
 
-  @ApiPropertyOptional({ description: 'Only active (true) or inactive (false) points of sale; both when absent.' })
-  @IsOptional()
-  @ToBoolean()
-  @IsBoolean()
+  @ActivoFilter('points of sale')
   activo?: boolean;
 }
 
