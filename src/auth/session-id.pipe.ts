@@ -1,5 +1,5 @@
-import { Injectable, Param, type PipeTransform } from '@nestjs/common';
-import { ApiParam } from '@nestjs/swagger';
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { PathParam } from '../common/validation/path-id.js';
 import { ValidationFailedError } from '../common/errors/domain-error.js';
 import { sessionIdFromSid } from './token.service.js';
 
@@ -16,17 +16,9 @@ export class ParseSessionIdPipe implements PipeTransform<string, string> {
 
 /** `@PathSessionId('sessionId') id: string`: the pipe above, documented as a uuid parameter. */
 export function PathSessionId(name = 'id'): ParameterDecorator {
-  const param = Param(name, ParseSessionIdPipe);
-  return (target, propertyKey, index) => {
-    param(target, propertyKey, index);
-    if (propertyKey === undefined) return;
-    const descriptor = Object.getOwnPropertyDescriptor(target, propertyKey);
-    if (descriptor) {
-      ApiParam({ name, type: 'string', format: 'uuid', description: 'A session id (the `sid` claim of its access tokens).' })(
-        target,
-        propertyKey,
-        descriptor,
-      );
-    }
-  };
+  return PathParam(name, ParseSessionIdPipe, {
+    type: 'string',
+    format: 'uuid',
+    description: 'A session id (the `sid` claim of its access tokens).',
+  });
 }

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MaxBytes } from '../../common/validation/max-bytes.js';
 import { MAX_PASSWORD_BYTES } from '../password-hasher.js';
+import { TokenPairDto } from './refresh.dto.js';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin', maxLength: 50 })
@@ -17,11 +18,9 @@ export class LoginDto {
   password!: string;
 }
 
-export class LoginResponseDto {
-  @ApiProperty({ description: 'RS256 JWT access token' }) accessToken!: string;
-  @ApiProperty({ description: 'Opaque refresh token; present it once to /auth/refresh' }) refreshToken!: string;
-  @ApiProperty({ example: 'Bearer' }) tokenType!: 'Bearer';
-  @ApiProperty({ example: 900, description: 'Access-token lifetime in seconds' }) expiresIn!: number;
+/** A sign-in answers a token pair and what the console shows of the user. */
+export class LoginResponseDto extends TokenPairDto {
+  @ApiProperty({ description: 'Opaque refresh token; present it once to /auth/refresh' }) override refreshToken!: string;
   @ApiProperty({ example: 'admin' }) username!: string;
   @ApiProperty() mustChangePassword!: boolean;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The previous login (null on a first login)' }) ultimoLogin!:
