@@ -2,13 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, Put, RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
-import { NO_REQUEST_TRANSACTION, NoRequestTransaction, RequestTransactionInterceptor } from '../../src/common/transactions/request-transaction.interceptor.js';
+import {
+  NO_REQUEST_TRANSACTION,
+  NoRequestTransaction,
+  RequestTransactionInterceptor,
+} from '../../src/common/transactions/request-transaction.interceptor.js';
 import { bindRouteInterceptors } from '../../src/common/transactions/route-interceptors.js';
+import { Created } from '../../src/common/http/created.decorator.js';
+import { LocationInterceptor } from '../../src/common/http/location.interceptor.js';
 import { ETagInterceptor } from '../../src/common/versioning/etag.interceptor.js';
 import { byId, Versioned } from '../../src/common/versioning/versioned.decorator.js';
 import { TestApp } from '../support/test-app.js';
 
-const interceptorsOf = (handler: unknown): unknown[] => (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
+const interceptorsOf = (handler: unknown): unknown[] =>
+  (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
 
 class Probe {
   intercept() {}
@@ -18,7 +25,7 @@ class ProbeService {
     return Promise.resolve({});
   }
 }
-const PROBE = byId('probes', ProbeService, (s, id) => s.get());
+const PROBE = byId('probes', ProbeService, (s) => s.get());
 
 @Controller('probes')
 class ProbesController {
@@ -26,6 +33,7 @@ class ProbesController {
   @Get() list() {}
   @Post() @UseInterceptors(Probe) create() {}
   @Put(':id') @Versioned(PROBE, 'change') update() {}
+  @Post('versioned') @Versioned(PROBE) @Created(ProbeService, () => '/probes/1', 'Created') createVersioned() {}
   @Post('login') @NoRequestTransaction() login() {}
   helper() {}
 }
@@ -47,6 +55,9 @@ describe('bindRouteInterceptors', () => {
   });
   it('puts the transaction, then the ETag, on a versioned change', () => {
     expect(interceptorsOf(p.update)).toEqual([RequestTransactionInterceptor, ETagInterceptor]);
+  });
+  it('puts the Location of a @Created route innermost, after the transaction and the ETag', () => {
+    expect(interceptorsOf(p.createVersioned)).toEqual([RequestTransactionInterceptor, ETagInterceptor, LocationInterceptor]);
   });
   it('gives a versioned read its ETag and nothing else, and a plain read nothing', () => {
     expect(interceptorsOf(p.read)).toEqual([ETagInterceptor]);
