@@ -19,6 +19,11 @@ export class PasswordStrength implements OnModuleDestroy {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  /** Estimates waiting for the worker (the one it runs not counted). */
+  get queueDepth(): number {
+    return this.pool?.queueSize ?? 0;
+  }
+
   estimate(password: string, userInputs: readonly string[]): Promise<StrengthResult> {
     this.pool ??= new Piscina<StrengthTask, StrengthResult>({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
     if (this.pool.queueSize >= this.config.passwordQueueMax) {
