@@ -164,6 +164,8 @@ describe('graceful shutdown', () => {
         PORT: '0',
         LOG_LEVEL: 'info',
         DB_POOL_SIZE: '3',
+        // not the fixed default metrics port, which another test's server may hold
+        METRICS_PORT: '0',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

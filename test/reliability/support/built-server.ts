@@ -96,6 +96,9 @@ export async function startServer(main: string, databaseUrl: string, logName: st
       LOG_LEVEL: 'debug',
       DB_POOL_SIZE: '10',
       JOBS_ENABLED: 'false',
+      // several built servers run at once (one per test file): none takes the fixed default metrics
+      // port, where the second would fail to start with EADDRINUSE
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
