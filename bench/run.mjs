@@ -44,6 +44,8 @@ const DATA = path.join(BENCH_DIR, '.data');
 const LOAD = path.join(BENCH_DIR, 'load.mjs');
 let MAIN = path.join(ROOT, 'dist/src/main.js');
 const BASELINE = path.join(BENCH_DIR, 'baseline/server.mjs');
+// the floor of the stack (bench/floor/server.ts, built by `npm run bench` into bench/.data/floor)
+const FLOOR = path.join(DATA, 'floor/server.js');
 
 const { values: flags } = parseArgs({
   options: {
@@ -136,6 +138,7 @@ let smallDbName; // the audit scenario's 10-thousand-row database
 let smallService; // the service instance on it
 let service;
 let baseline;
+let floor;
 const facts = {};
 
 let cleaning;
@@ -145,6 +148,7 @@ function cleanup() {
     await stop(service?.child);
     await stop(smallService?.child);
     await stop(baseline?.child);
+    await stop(floor?.child);
     killAll(); // load generators still running after an interruption
     await db?.end().catch(() => {});
     if (dbName && flags['keep-db']) log(`kept database ${dbName}`);
@@ -215,7 +219,10 @@ try {
   // ------------------------------------------------------------------ scenarios
   if (want('read')) {
     token = await login(service.url, admin);
-    const ab = await abRounds('read', (target) => ({ url: target.url + readPath, headers: auth(token), connections: 50 }));
+    if (facts.medios && existsSync(FLOOR)) floor = await startFloor(dbUrl, service.port);
+    else log(`no floor run: ${existsSync(FLOOR) ? 'the read falls back to /api/v1/auth/me' : `${FLOOR} is missing (npm run bench builds it)`}`);
+    const ab = await abRounds('read', (target) => ({ url: target.url + readPath, headers: auth(token), connections: 50 }), floor ? [floor] : []);
+    await stop(floor?.child);
     const label = facts.medios
       ? 'Guarded read `GET /api/v1/admin/medios/{id}`, 50 connections'
       : 'Guarded read (fallback `GET /api/v1/auth/me`), 50 connections';
@@ -248,6 +255,7 @@ try {
       p99Ratio <= 1.5,
     );
     cpuCheck(label, ab);
+    if (floor) floorChecks(label, ab);
     details.push(ab.table(label));
     noteRss('read');
   }
@@ -574,6 +582,34 @@ function cpuCheck(label, ab) {
   check(label, 'server CPU per answer, service ÷ baseline (no target)', `${fmt(s / b, 2)}× (${fmt(s, 3)} vs ${fmt(b, 3)} ms)`, '—', undefined);
 }
 
+/**
+ * What the floor of the stack says (no targets): how close NestJS + Fastify + passport alone come
+ * to the hand-written baseline, and how much of the service's CPU per answer is its own work on
+ * top of that floor (request context, logging, metrics, security headers, interceptors, TypeORM).
+ */
+function floorChecks(label, ab) {
+  const f = ab.ratio((r) => r.rps, 'floor');
+  check(
+    label,
+    'throughput, floor of the stack ÷ baseline (no target)',
+    `${fmt(f, 2)}× (${fmt(
+      ab.median('floor', (r) => r.rps),
+      0,
+    )} req/s)`,
+    '—',
+    undefined,
+  );
+  const s = ab.median('service', (r) => r.cpuMsPerRequest);
+  const fl = ab.median('floor', (r) => r.cpuMsPerRequest);
+  check(
+    label,
+    'server CPU per answer, service ÷ floor of the stack (no target)',
+    `${fmt(s / fl, 2)}× (${fmt(s, 3)} vs ${fmt(fl, 3)} ms)`,
+    '—',
+    undefined,
+  );
+}
+
 /** The query of page `pages` (following nextCursor pages − 1 times). */
 async function cursorAt(url, token, base, pages) {
   let query = base;
@@ -589,13 +625,14 @@ async function cursorAt(url, token, base, pages) {
  * Alternates service and baseline (A B A B…) for cfg.rounds rounds after one warm-up run each, so
  * machine noise hits both alike; ratios are the median of the per-round ratios.
  */
-async function abRounds(name, optionsFor) {
+async function abRounds(name, optionsFor, extra = []) {
   const targets = [
     { name: 'service', url: service.url, pid: service.child.pid },
     { name: 'baseline', url: baseline.url, pid: baseline.child.pid },
+    ...extra.map((t) => ({ name: t.name, url: t.url, pid: t.child.pid })),
   ];
   for (const target of targets) await runLoad(LOAD, { ...optionsFor(target, 'W'), duration: cfg.warmup });
-  const runs = { service: [], baseline: [] };
+  const runs = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let round = 1; round <= cfg.rounds; round++) {
     for (const target of targets) {
       const cpuBefore = cpuSeconds(target.pid);
@@ -612,7 +649,8 @@ async function abRounds(name, optionsFor) {
   return {
     runs,
     median: (target, f) => median(runs[target].map(f)),
-    ratio: (f) => median(runs.service.map((s, i) => f(s) / f(runs.baseline[i]))),
+    /** median over the rounds of f(of) ÷ f(baseline) */
+    ratio: (f, of = 'service') => median(runs[of].map((s, i) => f(s) / f(runs.baseline[i]))),
     table: (label) =>
       `**${label}** (${cfg.rounds} rounds of ${cfg.seconds} s each, alternating; CPU = the server process's own CPU time per answer):\n\n| Round | service req/s | baseline req/s | ratio | service p50 / p99 (ms) | baseline p50 / p99 (ms) | CPU ms/request service / baseline |\n|---|---|---|---|---|---|---|\n` +
       runs.service
@@ -620,7 +658,16 @@ async function abRounds(name, optionsFor) {
           const b = runs.baseline[i];
           return `| ${i + 1} | ${fmt(s.rps, 0)} | ${fmt(b.rps, 0)} | ${fmt(s.rps / b.rps, 2)} | ${fmt(s.latency.p50, 2)} / ${fmt(s.latency.p99, 2)} | ${fmt(b.latency.p50, 2)} / ${fmt(b.latency.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} / ${fmt(b.cpuMsPerRequest, 3)} |`;
         })
-        .join('\n'),
+        .join('\n') +
+      (runs.floor
+        ? `\n\nThe floor of the stack (bench/floor/server.ts: NestJS + Fastify + passport-jwt, the baseline's statements), in the same alternation:\n\n| Round | floor req/s | floor ÷ baseline | floor p50 / p99 (ms) | CPU ms/request floor |\n|---|---|---|---|---|\n` +
+          runs.floor
+            .map(
+              (f, i) =>
+                `| ${i + 1} | ${fmt(f.rps, 0)} | ${fmt(f.rps / runs.baseline[i].rps, 2)} | ${fmt(f.latency.p50, 2)} / ${fmt(f.latency.p99, 2)} | ${fmt(f.cpuMsPerRequest, 3)} |`,
+            )
+            .join('\n')
+        : ''),
   };
 }
 
@@ -768,18 +815,28 @@ async function startService(dbUrl, name = 'service') {
   return { child, url, port };
 }
 
-async function startBaseline(dbUrl, servicePort) {
+function startBaseline(dbUrl, servicePort) {
+  return startComparison('baseline', BASELINE, nodeArgs('baseline'), dbUrl, servicePort);
+}
+
+/** The floor of the stack, with the Node flags of the service (the heap settings are part of the comparison). */
+function startFloor(dbUrl, servicePort) {
+  return startComparison('floor', FLOOR, [...SERVICE_FLAGS, ...nodeArgs('floor')], dbUrl, servicePort);
+}
+
+/** A server the service is compared with: on the same database, verifying tokens with the service's JWKS. */
+async function startComparison(name, script, flagsOfNode, dbUrl, servicePort) {
   const port = await freePort();
-  const child = startNode(BASELINE, {
-    nodeArgs: nodeArgs('baseline'),
+  const child = startNode(script, {
+    nodeArgs: flagsOfNode,
     env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), JWKS_URL: `http://127.0.0.1:${servicePort}/.well-known/jwks.json` },
     cwd: ROOT,
-    logFile: path.join(DATA, 'baseline.log'),
+    logFile: path.join(DATA, `${name}.log`),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, { child, timeoutMs: 30_000 });
-  log(`baseline ready on ${url} (pid ${child.pid})`);
-  return { child, url, port };
+  log(`${name} ready on ${url} (pid ${child.pid})`);
+  return { name, child, url, port };
 }
 
 function auth(token) {

@@ -10,6 +10,7 @@ import { securityHeaders } from './common/context/security-headers.js';
 import { sendClientError } from './common/errors/client-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
+import { ETagInterceptor } from './common/versioning/etag.interceptor.js';
 import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 import { AppMetrics } from './observability/metrics.js';
 import { registerRequestTelemetry } from './observability/request-telemetry.js';
@@ -70,6 +71,9 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  // the ETag of versioned reads, set as their answer is serialized (before app.init registers the routes)
+  const etags = app.get(ETagInterceptor);
+  fastify.addHook('preSerialization', (request, reply, payload, done) => etags.tagRead(request, reply, payload, done));
 
   // no origin listed, no CORS at all: the plugin's hook would only run to answer nothing
   if (options.config.corsOrigins.length > 0) app.enableCors(corsOptions(options.config.corsOrigins));

@@ -33,21 +33,20 @@ export class AccessGuard extends AuthGuard('jwt') {
     super();
   }
 
+  private readonly routes = new WeakMap<object, WeakMap<object, RouteAccess>>();
+
   @Traced('AccessGuard.canActivate')
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const targets = [ctx.getHandler(), ctx.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const route = this.routeAccess(ctx);
+    if (route.isPublic) return true;
 
     await super.canActivate(ctx);
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
     const token = request.user as VerifiedToken;
-    const required = [
-      ...(this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? []),
-      ...requiredByQuery(this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets), request.query),
-    ];
+    const required = route.byQuery.length === 0 ? route.required : [...route.required, ...requiredByQuery(route.byQuery, request.query)];
     const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
     if (!access || !access.activo) throw unauthenticated();
-    if (!access.sessionActive && !this.reflector.getAllAndOverride<boolean>(ALLOW_ENDED_SESSION, targets)) throw unauthenticated();
+    if (!access.sessionActive && !route.allowEndedSession) throw unauthenticated();
 
     this.context.setActor(token.userId, access.username);
     request.user = {
@@ -73,16 +72,50 @@ export class AccessGuard extends AuthGuard('jwt') {
     return true;
   }
 
+  /**
+   * What the decorators of a route declare, read once per route: the metadata never changes after
+   * the application starts, and reading it through the reflector on every request cost more than
+   * the rest of the guard's own work.
+   */
+  private routeAccess(ctx: ExecutionContext): RouteAccess {
+    const handler = ctx.getHandler();
+    const controller = ctx.getClass();
+    let byHandler = this.routes.get(controller);
+    if (!byHandler) this.routes.set(controller, (byHandler = new WeakMap()));
+    let route = byHandler.get(handler);
+    if (!route) {
+      const targets = [handler, controller];
+      route = {
+        isPublic: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) ?? false,
+        required: this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [],
+        byQuery: this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets) ?? [],
+        allowEndedSession: this.reflector.getAllAndOverride<boolean | undefined>(ALLOW_ENDED_SESSION, targets) ?? false,
+      };
+      byHandler.set(handler, route);
+    }
+    return route;
+  }
+
   override handleRequest<T>(err: unknown, user: T): T {
     if (err || !user) throw unauthenticated();
     return user;
   }
 }
 
+/** What a route's decorators declare to the guard. */
+interface RouteAccess {
+  isPublic: boolean;
+  /** @RequirePermission */
+  required: readonly string[];
+  /** @RequirePermissionWithQuery */
+  byQuery: readonly QueryPermission[];
+  allowEndedSession: boolean;
+}
+
 /** The codes of @RequirePermissionWithQuery whose query parameter the request carries. */
-function requiredByQuery(declared: QueryPermission[] | undefined, query: unknown): string[] {
+function requiredByQuery(declared: readonly QueryPermission[], query: unknown): string[] {
   const params = (query ?? {}) as Record<string, unknown>;
-  return (declared ?? []).filter((p) => params[p.param] !== undefined).map((p) => p.code);
+  return declared.filter((p) => params[p.param] !== undefined).map((p) => p.code);
 }
 
 function unauthenticated(): DomainError {

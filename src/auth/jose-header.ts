@@ -16,6 +16,27 @@ export function acceptableHeader(header: Record<string, unknown> | undefined, ki
   return header !== undefined && header.kid === kid && !Object.hasOwn(header, 'crit');
 }
 
+/**
+ * The header check of every token, remembering the last header segment it accepted: the service
+ * signs every token with one header (`alg`, `typ`, `kid`), so the segment of the next token is
+ * almost always that same text and needs no decoding. The segment is the header only — never a
+ * claim or the signature — and a different segment is decoded and checked as before.
+ */
+export class AcceptedHeaders {
+  private accepted?: string;
+
+  constructor(private readonly kid: string) {}
+
+  accepts(rawJwt: string): boolean {
+    const dot = rawJwt.indexOf('.');
+    const segment = dot < 0 ? rawJwt : rawJwt.slice(0, dot);
+    if (segment === this.accepted) return true;
+    if (!acceptableHeader(joseHeaderOf(rawJwt), this.kid)) return false;
+    this.accepted = segment;
+    return true;
+  }
+}
+
 /** `Authorization: Bearer <token>` and nothing else (RFC 6750's b64token); anything after the token is refused. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 

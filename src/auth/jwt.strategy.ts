@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
-import { acceptableHeader, bearerTokenOf, joseHeaderOf } from './jose-header.js';
+import { AcceptedHeaders, bearerTokenOf } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
 import { type AccessTokenClaims, sessionIdFromSid, userIdFromSub } from './token.service.js';
 
@@ -20,10 +20,11 @@ export interface VerifiedToken {
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(keys: JwtKeys, @Inject(APP_CONFIG) config: AppConfig) {
+    const headers = new AcceptedHeaders(keys.kid);
     super({
       jwtFromRequest: bearerTokenOf,
       secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string | Buffer) => void) => {
-        if (!acceptableHeader(joseHeaderOf(rawJwt), keys.kid)) return done(new Error('unknown kid or critical extension'));
+        if (!headers.accepts(rawJwt)) return done(new Error('unknown kid or critical extension'));
         // jsonwebtoken accepts a KeyObject (passport-jwt's typings only name string | Buffer): the
         // key parsed once instead of the PEM text, which it would parse again on every request.
         done(null, keys.publicKey as unknown as Buffer);

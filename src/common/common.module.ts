@@ -1,15 +1,16 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ClsMiddleware, ClsMiddlewareOptions, ClsModule, type ClsService } from 'nestjs-cls';
+import { ClsMiddleware, ClsMiddlewareOptions, ClsModule, type ClsModuleOptions, type ClsService } from 'nestjs-cls';
 import type { IncomingMessage } from 'node:http';
 import { Clock } from './context/clock.js';
-import { RequestContext, type RequestStore } from './context/request-context.js';
+import { RequestContext, type RequestStore, requestStore } from './context/request-context.js';
 import { ProblemFilter } from './errors/problem.filter.js';
 import { createValidationPipe } from './validation/validation.js';
+import { ETagInterceptor } from './versioning/etag.interceptor.js';
 import { VersionedWrites } from './versioning/versioned-writes.js';
 
 /** Fields the fastify onRequest hook copies onto the raw request (see app.factory.ts). */
@@ -25,13 +26,13 @@ const REQUEST_CONTEXT_OPTIONS = {
   // no proxy providers here: resolving them costs a require() on every request
   resolveProxyProviders: false,
   setup: (cls: ClsService, req: RawRequestContext) => {
-    const store = cls as unknown as { set<K extends keyof RequestStore>(k: K, v: RequestStore[K]): void };
-    store.set('correlationId', req.correlationId);
-    store.set('ip', req.clientIp ?? req.socket?.remoteAddress ?? null);
-    store.set('endpoint', req.routeUrl ?? req.url?.split('?')[0] ?? null);
-    store.set('method', req.method ?? null);
+    const store = requestStore(cls) as RequestStore;
+    store.correlationId = req.correlationId;
+    store.ip = req.clientIp ?? req.socket?.remoteAddress ?? null;
+    store.endpoint = req.routeUrl ?? req.url?.split('?')[0] ?? null;
+    store.method = req.method ?? null;
     const ua = req.headers['user-agent'];
-    store.set('userAgent', typeof ua === 'string' ? ua : null);
+    store.userAgent = typeof ua === 'string' ? ua : null;
   },
 } satisfies Partial<ClsMiddlewareOptions>;
 
@@ -47,13 +48,32 @@ export function requestContextHook(): (request: FastifyRequest, reply: FastifyRe
 }
 
 /**
+ * ClsModule.forRoot without the global guard and interceptor it always registers. They act only
+ * when mounted (`guard.mount`, `interceptor.mount`), and here the context opens in
+ * requestContextHook instead; unmounted they are a guard that allows and an interceptor that passes
+ * through — and that one interceptor put Nest's rxjs interceptor pipeline on every request.
+ */
+function clsModuleWithoutEnhancers(options: ClsModuleOptions): DynamicModule {
+  if (options.guard?.mount || options.interceptor?.mount) throw new Error('clsModuleWithoutEnhancers: the CLS guard or interceptor is mounted');
+  const module = ClsModule.forRoot(options);
+  for (const imported of module.imports ?? []) {
+    if (!imported || !('module' in imported) || !imported.providers) continue;
+    imported.providers = imported.providers.filter(
+      (provider) =>
+        !(typeof provider === 'object' && 'provide' in provider && (provider.provide === APP_GUARD || provider.provide === APP_INTERCEPTOR)),
+    );
+  }
+  return module;
+}
+
+/**
  * Cross-cutting pieces: request context in CLS, the per-request transaction, the one error model
  * and the one validation contract.
  */
 @Global()
 @Module({
   imports: [
-    ClsModule.forRoot({
+    clsModuleWithoutEnhancers({
       global: true,
       // mounted by app.factory.ts as a fastify onRequest hook (requestContextHook), not as Nest
       // middleware: Nest middleware on fastify needs @fastify/middie, whose own hook and URL
@@ -73,8 +93,10 @@ export function requestContextHook(): (request: FastifyRequest, reply: FastifyRe
     { provide: APP_FILTER, useClass: ProblemFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     VersionedWrites,
+    // also a provider: createApp hands its tagRead to fastify as the versioned reads' hook
+    ETagInterceptor,
   ],
-  exports: [RequestContext, VersionedWrites],
+  exports: [RequestContext, VersionedWrites, ETagInterceptor],
 })
 export class CommonModule {
   /** `clock` replaces the system clock (tests cross day boundaries with a FixedClock). */

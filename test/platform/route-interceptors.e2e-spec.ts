@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, Put, RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { ApplicationConfig, MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { AccessGuard } from '../../src/auth/access.guard.js';
 import {
   NO_REQUEST_TRANSACTION,
   NoRequestTransaction,
@@ -10,7 +11,8 @@ import {
 import { bindRouteInterceptors } from '../../src/common/transactions/route-interceptors.js';
 import { Created } from '../../src/common/http/created.decorator.js';
 import { LocationInterceptor } from '../../src/common/http/location.interceptor.js';
-import { ETagInterceptor } from '../../src/common/versioning/etag.interceptor.js';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import { ETagInterceptor, VERSIONED_READ } from '../../src/common/versioning/etag.interceptor.js';
 import { byId, Versioned } from '../../src/common/versioning/versioned.decorator.js';
 import { TestApp } from '../support/test-app.js';
 
@@ -59,9 +61,14 @@ describe('bindRouteInterceptors', () => {
   it('puts the Location of a @Created route innermost, after the transaction and the ETag', () => {
     expect(interceptorsOf(p.createVersioned)).toEqual([RequestTransactionInterceptor, ETagInterceptor, LocationInterceptor]);
   });
-  it('gives a versioned read its ETag and nothing else, and a plain read nothing', () => {
-    expect(interceptorsOf(p.read)).toEqual([ETagInterceptor]);
+  it('gives a versioned read no interceptor but its metadata in the route config (the serialization hook tags it), and a plain read nothing', () => {
+    expect(interceptorsOf(p.read)).toEqual([]);
+    expect((Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, p.read) as Record<string, unknown>)[VERSIONED_READ]).toEqual({
+      resource: PROBE,
+      kind: 'read',
+    });
     expect(interceptorsOf(p.list)).toEqual([]);
+    expect(Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, p.list)).toBeUndefined();
   });
   it('leaves out routes marked @NoRequestTransaction, and methods that are not routes', () => {
     expect(interceptorsOf(p.login)).toEqual([]);
@@ -100,5 +107,12 @@ describe('every mutating route of the application runs in the request transactio
       }
     }
     expect(routes.length).toBeGreaterThan(40);
+  });
+
+  it("runs no global interceptor and one global guard, the access guard: a read passes none of Nest's interceptor pipeline", () => {
+    const config = t.app.get(ApplicationConfig);
+    expect(config.getGlobalInterceptors()).toEqual([]);
+    expect(config.getGlobalRequestInterceptors()).toEqual([]);
+    expect(config.getGlobalGuards().map((guard) => guard.constructor)).toEqual([AccessGuard]);
   });
 });

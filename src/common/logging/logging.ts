@@ -1,7 +1,7 @@
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
 import { ClsServiceManager } from 'nestjs-cls';
-import type { RequestStore } from '../context/request-context.js';
+import { type RequestStore, requestStore } from '../context/request-context.js';
 import { traceLogFields, tracingApi } from '../../observability/tracing.js';
 
 /** Paths pino removes from every log line: credentials never reach the logs. */
@@ -59,8 +59,7 @@ export function pinoOptions(config: AppConfig): Params {
 
 /** pino mixin: the correlation id of the request a line is written in, from the request context (CLS). */
 export function requestLogFields(): { correlationId?: string } {
-  const cls = ClsServiceManager.getClsService<RequestStore>();
-  const correlationId = cls.isActive() ? cls.get('correlationId') : undefined;
+  const correlationId = requestStore(ClsServiceManager.getClsService<RequestStore>())?.correlationId;
   return correlationId ? { correlationId } : {};
 }
 

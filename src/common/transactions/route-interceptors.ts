@@ -3,8 +3,9 @@ import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs
 import { MetadataScanner } from '@nestjs/core';
 import { CREATED_LOCATION } from '../http/created.decorator.js';
 import { LocationInterceptor } from '../http/location.interceptor.js';
-import { ETagInterceptor } from '../versioning/etag.interceptor.js';
-import { VERSIONED } from '../versioning/versioned.decorator.js';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import { ETagInterceptor, VERSIONED_READ } from '../versioning/etag.interceptor.js';
+import { VERSIONED, type VersionedMetadata } from '../versioning/versioned.decorator.js';
 import { NO_REQUEST_TRANSACTION, RequestTransactionInterceptor } from './request-transaction.interceptor.js';
 
 type ModuleRef = Type | DynamicModule;
@@ -15,10 +16,12 @@ const bound = new WeakSet<object>();
 /**
  * Binds the per-request interceptors to the routes they act on, before Nest scans the modules:
  * RequestTransactionInterceptor on every mutating route (POST, PUT, PATCH, DELETE) not marked
- * @NoRequestTransaction, then ETagInterceptor on every @Versioned route, then LocationInterceptor
- * on every @Created route — in that order and ahead of a route's own interceptors, so the If-Match
- * check and the route's work run inside the request's transaction, and a create's `Location` is
- * set from its answer before the answer's ETag. Bound per route instead of globally: a global
+ * @NoRequestTransaction, then ETagInterceptor on every mutating @Versioned route, then
+ * LocationInterceptor on every @Created route — in that order and ahead of a route's own
+ * interceptors, so the If-Match check and the route's work run inside the request's transaction,
+ * and a create's `Location` is set from its answer before the answer's ETag. A @Versioned read
+ * gets no interceptor: its route config carries the metadata, and createApp's preSerialization
+ * hook (ETagInterceptor.tagRead) tags its answer. Bound per route instead of globally: a global
  * interceptor puts Nest's rxjs pipeline on every request, reads included, where these have nothing
  * to do.
  *
@@ -38,9 +41,12 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       if (method === undefined) continue;
       const transactional =
         MUTATING.has(method) && !Reflect.getMetadata(NO_REQUEST_TRANSACTION, handler) && !Reflect.getMetadata(NO_REQUEST_TRANSACTION, controller);
+      const versioned = Reflect.getMetadata(VERSIONED, handler) as VersionedMetadata | undefined;
+      // a versioned read runs no transaction: its answer is tagged as it is serialized
+      if (versioned && !MUTATING.has(method)) markVersionedRead(handler, versioned);
       const own = [
         ...(transactional ? [RequestTransactionInterceptor] : []),
-        ...(Reflect.getMetadata(VERSIONED, handler) ? [ETagInterceptor] : []),
+        ...(versioned && MUTATING.has(method) ? [ETagInterceptor] : []),
         ...(Reflect.getMetadata(CREATED_LOCATION, handler) ? [LocationInterceptor] : []),
       ];
       if (own.length === 0) continue;
@@ -48,6 +54,12 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       Reflect.defineMetadata(INTERCEPTORS_METADATA, [...own, ...declared], handler);
     }
   }
+}
+
+/** Puts a versioned read's metadata in its fastify route config, where ETagInterceptor.tagRead finds it. */
+function markVersionedRead(handler: object, versioned: VersionedMetadata): void {
+  const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined) ?? {};
+  Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, [VERSIONED_READ]: versioned }, handler);
 }
 
 /** The controllers of these modules and of every module they import, each once. */
