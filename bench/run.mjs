@@ -12,9 +12,10 @@
 //   --rows N           audit rows of the "large" audit scenario (default 1000000; 10000000 works)
 //   --rounds N         A/B rounds per hot scenario (default 3, minimum 3)
 //   --seconds N        seconds per round (default 8)
+//   --warmup N         seconds of load on each side before its first round (default 12; --quick 2)
 //   --only a,b         run only some scenarios: startup, read, storm, audit, mutation, tree, seal
 //   --seal-events N    sealed events the seal scenario verifies (default 1000000; --quick 100000)
-//   --profile          start service and baseline with --cpu-prof (profiles in bench/.data/profiles)
+//   --profile          start service, baseline and floor with --cpu-prof (profiles in bench/.data/profiles)
 //   --service FILE     the service entry point to drive instead of dist/src/main.js (what-if
 //                      experiments on a patched copy of dist/)
 //   --keep-db          keep the bench database (for EXPLAIN ANALYZE afterwards)
@@ -53,6 +54,7 @@ const { values: flags } = parseArgs({
     rows: { type: 'string' },
     rounds: { type: 'string' },
     seconds: { type: 'string' },
+    warmup: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     service: { type: 'string' },
@@ -70,7 +72,9 @@ const quick = flags.quick;
 const cfg = {
   rounds: Math.max(3, Number(flags.rounds ?? 3)),
   seconds: Number(flags.seconds ?? (quick ? 3 : 8)),
-  warmup: quick ? 1 : 3,
+  // the service's CPU per answer keeps falling for ~20 s of load after its start (JIT tiers, heap
+  // sizing), the small baseline's and floor's for far less: each side warms up this long first
+  warmup: Number(flags.warmup ?? (quick ? 2 : 12)),
   auditSeconds: quick ? 2 : 3,
   smallRows: 10_000,
   largeRows: Number(flags.rows ?? (quick ? 100_000 : 1_000_000)),

@@ -18,7 +18,7 @@ export function renderReport({ rows, details, facts, cfg, quick, command, servic
     `- Conditions: load average (1/5/15 min) ${loadBefore.map((l) => l.toFixed(2)).join(' / ')} before the run, ${loadAfter.map((l) => l.toFixed(2)).join(' / ')} after it (the bench's own load included); ` +
       `other users' processes took ${Number.isFinite(facts.othersCpu?.seconds) ? `${Math.max(0, facts.othersCpu.seconds).toFixed(0)} CPU-seconds (${(Math.max(0, facts.othersCpu.share) * 100).toFixed(0)} % of the machine)` : 'an unknown share of the CPU'} during the run; ` +
       'service, baseline, PostgreSQL and the load generators share the same cores.',
-    `- Settings: ${cfg.rounds} alternating rounds (service, baseline) of ${cfg.seconds} s per hot scenario after a ${cfg.warmup} s warm-up each; ` +
+    `- Settings: ${cfg.rounds} alternating rounds (service, baseline, and the floor of the stack on the read) of ${cfg.seconds} s per hot scenario after a ${cfg.warmup} s warm-up each; ` +
       `audit pages ${cfg.auditSeconds} s per query at ${cfg.smallRows.toLocaleString('en-US')} and at ${cfg.largeRows.toLocaleString('en-US')} rows in ${cfg.rounds} alternating rounds; bcrypt cost ${cfg.bcryptRounds}; ` +
       'latencies are exact percentiles of the successful answers, measured by the load process.',
     '',
