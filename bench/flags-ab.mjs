@@ -1,9 +1,14 @@
-// Node flags of the service, A against B: two instances of the built service on one database, the
-// guarded read and the audited create driven in alternating rounds, each instance's own CPU per
-// answer from /proc (what the flags cost, little moved by other load on the machine) and its RSS
-// after every round (what they save).
+// Node flags of the service, or two builds of it, A against B: two instances on one database, the
+// guarded read and the audited create driven in alternating rounds (a first, unmeasured round of
+// --warmup seconds each), each instance's own CPU per answer from /proc (what the change costs,
+// little moved by other load on the machine: the per-round ratio B ÷ A even less) and its RSS after
+// every round (what it saves).
 //
 //   node bench/flags-ab.mjs --a="" --b="--max-semi-space-size=8 --heap-growing-percent=30" [--rounds 3] [--seconds 8]
+//   node bench/flags-ab.mjs --service-a=/tmp/before/dist/src/main.js [--service-b=dist/src/main.js] --rounds 14 --seconds 4
+//
+// A build to compare is a copy of `dist/` whose main.js sits in a `dist/src/` of its own (as for
+// `npm run bench -- --service`).
 //
 // DATABASE_URL: a PostgreSQL server (a database medios_flags_<time> is made there and dropped).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,12 +25,17 @@ const { values: flags } = parseArgs({
   options: {
     a: { type: 'string', default: '' },
     b: { type: 'string', default: '' },
+    'service-a': { type: 'string' },
+    'service-b': { type: 'string' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '15' },
   },
 });
 const rounds = Number(flags.rounds);
 const seconds = Number(flags.seconds);
+const warmup = Number(flags.warmup);
+const entry = (file) => (file ? path.resolve(file) : path.join(ROOT, 'dist/src/main.js'));
 const server = process.env.DATABASE_URL;
 if (!server) throw new Error('DATABASE_URL: a PostgreSQL server');
 const name = `medios_flags_${Date.now()}`;
@@ -38,12 +48,12 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'medios-flags-'));
 const password = 'Flags-Bench-Passw0rd!';
 const instances = [];
 try {
-  for (const [label, words] of [
-    ['A', flags.a],
-    ['B', flags.b],
+  for (const [label, words, main] of [
+    ['A', flags.a, entry(flags['service-a'])],
+    ['B', flags.b, entry(flags['service-b'])],
   ]) {
     const port = await freePort();
-    const child = startNode(path.join(ROOT, 'dist/src/main.js'), {
+    const child = startNode(main, {
       nodeArgs: words.split(/\s+/).filter(Boolean),
       env: {
         ...process.env,
@@ -60,7 +70,7 @@ try {
     });
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });
-    instances.push({ label, words, child, url, rss: [], read: [], create: [] });
+    instances.push({ label, words, main, child, url, rss: [], read: [], create: [] });
   }
   const login = await globalThis.fetch(`${instances[0].url}/api/v1/auth/login`, {
     method: 'POST',
@@ -81,13 +91,13 @@ try {
     const before = cpuSeconds(inst.child.pid);
     const options =
       kind === 'read'
-        ? { url: `${inst.url}/api/v1/admin/medios/${created.id}`, headers, connections: 50, duration: seconds }
+        ? { url: `${inst.url}/api/v1/admin/medios/${created.id}`, headers, connections: 50, duration: round === 0 ? warmup : seconds }
         : {
             url: `${inst.url}/api/v1/admin/medios`,
             method: 'POST',
             headers,
             connections: 50,
-            duration: seconds,
+            duration: round === 0 ? warmup : seconds,
             mutation: { prefix: `F${inst.label}${round}X` },
           };
     const r = await runLoad(load, options);
@@ -105,8 +115,13 @@ try {
     const line = (kind) =>
       `${kind}: CPU ms/answer median ${median(inst[kind].slice(1).map((x) => x.cpuMs)).toFixed(3)} (${inst[kind].map((x) => x.cpuMs.toFixed(3)).join(', ')}), answers ${inst[kind].map((x) => x.answers).join(', ')}`;
     console.log(
-      `${inst.label} [${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`,
+      `${inst.label} [${path.relative(ROOT, inst.main)} ${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`,
     );
+  }
+  const [a, b] = instances;
+  for (const kind of ['read', 'create']) {
+    const ratios = a[kind].slice(1).map((x, i) => b[kind][i + 1].cpuMs / x.cpuMs);
+    console.log(`${kind}: CPU per answer B ÷ A, median of the rounds ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(', ')})`);
   }
 } finally {
   for (const inst of instances) await stop(inst.child);

@@ -119,8 +119,9 @@ export class EffectivePermissionsService {
    * `sessionId` one of its active ones at `now`, and which of `required` does it hold.
    */
   async authorize(userId: number, sessionId: string, now: Date, required: readonly string[]): Promise<RequestAuthorization | undefined> {
-    const codes = Object.fromEntries(required.map((code, i) => [`p${i}`, code]));
-    const row = await this.authorization(required.length).one(this.dataSource, { active: true, userId, sessionId, now, ...codes });
+    const values: Record<string, unknown> = { active: true, userId, sessionId, now };
+    for (let i = 0; i < required.length; i++) values[`p${i}`] = required[i];
+    const row = await this.authorization(required.length).one(this.dataSource, values);
     if (!row) return undefined;
     return {
       username: row.username,

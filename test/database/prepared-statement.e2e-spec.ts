@@ -22,9 +22,15 @@ describe('PreparedStatement on either engine', () => {
     expect(await stmt.one(d.db, { a: 'nadie', b: 'nadie' })).toBeUndefined();
   });
 
-  it('refuses to run without a value for every parameter', async () => {
-    const stmt = new PreparedStatement('SELECT codigo FROM roles WHERE codigo = :codigo');
-    await expect(stmt.run(d.db, {})).rejects.toThrow('no value for :codigo');
+  it('refuses to run without a value for every parameter, as a rejected promise (never a synchronous throw)', async () => {
+    for (const stmt of [
+      new PreparedStatement('SELECT codigo FROM roles WHERE codigo = :codigo'),
+      new PreparedStatement('SELECT codigo FROM roles WHERE codigo = :codigo', { name: 'test_missing_value' }),
+    ]) {
+      let answer: Promise<unknown> | undefined;
+      expect(() => (answer = stmt.one(d.db, {}))).not.toThrow();
+      await expect(answer).rejects.toThrow('no value for :codigo');
+    }
   });
 
   it("inserts with the dialect's statement and answers the new row (RETURNING / OUTPUT INSERTED)", async () => {

@@ -33,14 +33,20 @@ class StrictValidationPipe extends ValidationPipe {
     return value;
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query') {
       const problem = unacceptableInput(value, MAX_INPUT_DEPTH);
-      if (problem) throw new ValidationFailedError([problem]);
+      if (problem) return Promise.reject(new ValidationFailedError([problem]));
     }
+    // what ValidationPipe itself does with such an argument (it validates classes only), without
+    // its async call and the list it builds on every call: a path id passes here on every request
+    if (metadata.metatype === undefined || metadata.metatype === null || NOT_VALIDATED.has(metadata.metatype)) return Promise.resolve(value);
     return super.transform(value, metadata);
   }
 }
+
+/** The metatypes ValidationPipe.toValidate treats as primitive (never validated). */
+const NOT_VALIDATED = new Set<unknown>([String, Boolean, Number, Array, Object, Buffer, Date]);
 
 const MAX_INPUT_DEPTH = 32;
 const NUL = '\u0000';
