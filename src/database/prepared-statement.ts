@@ -37,21 +37,11 @@ export class PreparedStatement<Row = Record<string, unknown>> {
    * value still comes back as a rejected promise, as from an async function.
    */
   run(db: Queryable, values: StatementValues): Promise<Row[]> {
-    let sql: string;
-    let parameters: unknown[];
-    let target: ReturnType<typeof postgresTarget>;
     try {
-      const compiled = this.compile(db);
-      sql = compiled.sql;
-      parameters = this.parameters(db, compiled.order, values);
-      target = this.options.name ? postgresTarget(db) : undefined;
+      return this.send(db, values);
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (target === undefined) return db.query(sql, parameters) as Promise<Row[]>;
-    const config = { name: this.options.name, text: sql, values: parameters };
-    if ('then' in target) return target.then((client) => client.query(config)).then(rowsOf) as Promise<Row[]>;
-    return target.query(config).then(rowsOf) as Promise<Row[]>;
   }
 
   /** The first row, or undefined. */
@@ -59,15 +49,21 @@ export class PreparedStatement<Row = Record<string, unknown>> {
     return this.run(db, values).then(firstOf);
   }
 
-  private parameters(db: Queryable, order: readonly string[], values: StatementValues): unknown[] {
-    const sqlServer = driverOf(db).options.type === 'mssql';
+  private send(db: Queryable, values: StatementValues): Promise<Row[]> {
+    const driver = driverOf(db);
+    const { sql, order } = this.compile(db);
+    const sqlServer = driver.options.type === 'mssql';
     const parameters = new Array<unknown>(order.length);
     for (let i = 0; i < order.length; i++) {
       const name = order[i] as string;
       if (!Object.hasOwn(values, name)) throw new Error(`prepared statement: no value for :${name}`);
       parameters[i] = sqlServer ? sqlServerParameter(values[name]) : values[name];
     }
-    return parameters;
+    const target = this.options.name ? postgresTarget(db, driver) : undefined;
+    if (target === undefined) return db.query(sql, parameters) as Promise<Row[]>;
+    const config = { name: this.options.name, text: sql, values: parameters };
+    const result = target instanceof Promise ? target.then((client) => client.query(config)) : target.query(config);
+    return result.then(rowsOf) as Promise<Row[]>;
   }
 
   private compile(db: Queryable): { sql: string; order: string[] } {
@@ -100,8 +96,7 @@ const firstOf = <T>(rows: T[]): T | undefined => rows[0];
  * statements must stay on that connection; a promise, since the runner may still have to acquire
  * it). Undefined on SQL Server.
  */
-function postgresTarget(db: Queryable): PgQueryable | Promise<PgQueryable> | undefined {
-  const driver = driverOf(db);
+function postgresTarget(db: Queryable, driver: ReturnType<typeof driverOf>): PgQueryable | Promise<PgQueryable> | undefined {
   if (driver.options.type !== 'postgres') return undefined;
   const runner = 'manager' in db && 'driver' in db ? undefined : (db as EntityManager).queryRunner;
   if (!runner) return (driver as unknown as { master: PgQueryable }).master;
