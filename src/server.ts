@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.factory.js';
 import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
-import { resolveDatabase } from './database/database-runtime.js';
+import { type EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded/embedded-database.js';
 import { stopTracing } from './observability/tracing.js';
 
 /** after SHUTDOWN_TIMEOUT_MS, how long the rest of the shutdown may take before the process exits 1 */
@@ -23,7 +22,23 @@ async function main(): Promise<void> {
   // pino's line shape (level 30 info, 40 warn, 50 error), before the app's logger exists and after it closed
   const log = (msg: string, level = 30, fields: Record<string, unknown> = {}) =>
     process.stdout.write(`${JSON.stringify({ level, time: Date.now(), context: 'Startup', msg, ...fields })}\n`);
-  const database = await resolveDatabase(config, log);
+  // The embedded PostgreSQL boots in its own process while this one loads the application's
+  // modules — most of a start's time — instead of after them. Loading them keeps the event loop
+  // busy, so they start loading once the postmaster's process exists.
+  let launched = () => {};
+  const postmasterLaunched = new Promise<void>((resolve) => (launched = resolve));
+  const embedded = config.databaseUrl ? undefined : startEmbeddedDatabase(config.dataDir, log, launched);
+  embedded?.catch(() => undefined); // awaited by resolveDatabase, once the modules are loaded
+  if (embedded) await Promise.race([postmasterLaunched, embedded]); // a start that fails before the launch ends here
+  let modules;
+  try {
+    modules = await Promise.all([import('./app.factory.js'), import('./database/database-runtime.js')]);
+  } catch (err) {
+    await stopStarted(embedded);
+    throw err;
+  }
+  const [{ createApp }, { resolveDatabase }] = modules;
+  const database = await resolveDatabase(config, log, embedded);
 
   let app;
   try {
@@ -91,6 +106,11 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address() as AddressInfo | null;
   const port = address?.port ?? config.port;
   log(`listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} — Swagger UI at /docs`, 30, { port });
+}
+
+async function stopStarted(embedded: Promise<EmbeddedDatabase> | undefined): Promise<void> {
+  const database = await embedded?.catch(() => undefined);
+  await database?.stop();
 }
 
 main().catch((err: unknown) => {

