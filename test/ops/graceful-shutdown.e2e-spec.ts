@@ -280,10 +280,14 @@ function connectOutcome(port: number): Promise<string> {
   });
 }
 
-/** Connects until the port refuses (the listener closed); gives up after 10 s. */
+/**
+ * Connects until the port refuses (the listener closed); gives up after 10 s. A connection the
+ * kernel queued just before the listener closed is reset rather than refused: that is the close
+ * in progress, so the poll goes on until a connect is refused outright.
+ */
 async function waitForRefusedConnection(port: number): Promise<string> {
   let outcome = 'connected';
-  await waitFor(async () => (outcome = await connectOutcome(port)) !== 'connected', 'the listener to close');
+  await waitFor(async () => !['connected', 'ECONNRESET'].includes((outcome = await connectOutcome(port))), 'the listener to close');
   return outcome;
 }
 
