@@ -39,6 +39,17 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * Every pooled client keeps an 'error' listener for its whole life. pg-pool takes its own listener
+ * off a client it hands out, so a connection the database ends while no query runs on it (a
+ * restart or failover during a transaction, or while a job holds its lock) would emit an 'error'
+ * nobody hears, and that ends the process. Heard here, the loss still fails that client's next
+ * statement as a connection failure (a 503), and the pool drops the client when it comes back.
+ */
+function listenForConnectionLoss(client: { on(event: 'error', listener: () => void): unknown }): void {
+  client.on('error', () => {});
+}
+
 const monthStart = (d: Date) => `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;
 
 export class PostgresDialect implements SqlDialect {
@@ -58,6 +69,7 @@ export class PostgresDialect implements SqlDialect {
         idleTimeoutMillis: 30_000,
         statement_timeout: s.statementTimeoutMs,
         query_timeout: s.statementTimeoutMs + 1000,
+        onConnect: listenForConnectionLoss,
         options: [
           '-c TimeZone=UTC',
           ...(s.role ? [`-c role=${assertIdentifier(s.role)}`] : []),

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
+import type { Socket } from 'node:net';
+import type { Pool, PoolClient } from 'pg';
+import { dialectFor } from '../../src/database/dialects/index.js';
+import { onlyOn, TestDatabase } from '../support/test-database.js';
+
+/**
+ * A pooled connection that the database ends while the service holds it between two statements:
+ * a database that restarts or fails over during a request's transaction or a job's lock.
+ * PostgreSQL sends its FATAL error while no query runs on that connection, and pg emits it as an
+ * 'error' event on the client; pg-pool takes its own listener off a client it hands out, and an
+ * 'error' event nobody listens to ends the process (seen once in the outage test: the service
+ * exited when its database stopped). The pool here is built from the dialect's options, as the
+ * service's pools are.
+ */
+describe('A pooled connection ended by the database while it is checked out', () => {
+  let d: TestDatabase;
+  beforeAll(async () => {
+    d = await TestDatabase.create();
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+
+  onlyOn('postgres', "pg's clients and pool; the mssql pool reports a lost connection on the pool itself")(
+    "fails that connection's next statement as a connection failure and leaves the process and the pool working",
+    async () => {
+      // TypeORM's driver keeps the pg Pool as `master`
+      const pool = (d.db.driver as unknown as { master: Pool }).master;
+      const client: PoolClient = await pool.connect();
+      const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      // the socket's own 'close', not the client's 'error': a listener on the client would hide what is tested
+      const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+
+      await d.query('SELECT pg_terminate_backend($1)', [pid]);
+      await closed;
+      await new Promise((resolve) => setImmediate(resolve));
+
+      const failure: unknown = await client.query('SELECT 1').then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
+      expect(dialectFor(d.engine).isConnectionFailure(failure)).toBe(true); // a 503 for a request, as any lost connection
+      client.release(failure as Error);
+      expect(await d.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    },
+  );
+});
