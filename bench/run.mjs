@@ -32,7 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cpuAccount, cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+import { cpuAccount, cpuSeconds, freePort, killAll, rssMb, rssPartsMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
 import { renderReport, writeReport } from './lib/report.mjs';
 import { seedAudit, seedLoginUsers } from './lib/seed.mjs';
 import { seedRubroTree } from './lib/rubros.mjs';
@@ -115,7 +115,30 @@ const rows = []; // the summary table: {scenario, measure, value, target, met}
 const details = []; // markdown lines with the raw figures behind the summary
 const check = (scenario, measure, value, target, met, note) => rows.push({ scenario, measure, value, target, met, note });
 const rssTrail = []; // RSS of the service after each phase
-const noteRss = (phase) => service && rssTrail.push(`${phase} ${fmt(rssMb(service.child.pid), 0)} MB`);
+/** The service's RSS after a phase, and what it is made of: V8's heap as the service's own metrics report it, the rest of the anonymous memory, the mapped files. */
+async function noteRss(phase) {
+  if (!service) return;
+  const rss = rssMb(service.child.pid);
+  const { anon, file } = rssPartsMb(service.child.pid);
+  const heap = await v8HeapMb(service.metricsPort);
+  const parts = heap
+    ? `V8 heap ${fmt(heap.total, 0)} (new space ${fmt(heap.newSpace, 0)}), other anonymous ${fmt(anon - heap.total, 0)}, files ${fmt(file, 0)}`
+    : `anonymous ${fmt(anon, 0)}, files ${fmt(file, 0)}`;
+  rssTrail.push(`${phase} ${fmt(rss, 0)} MB (${parts})`);
+}
+
+/** V8's committed heap in MB, from prom-client's default metrics on the service's metrics port; undefined if it does not answer. */
+async function v8HeapMb(metricsPort) {
+  try {
+    const text = await (await globalThis.fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: globalThis.AbortSignal.timeout(5000) })).text();
+    const value = (re) => Number(text.match(re)?.[1]) / 2 ** 20;
+    const total = value(/^nodejs_heap_size_total_bytes(?:\{[^}]*\})? (\S+)/m);
+    const newSpace = value(/^nodejs_heap_space_size_total_bytes\{[^}]*space="new"[^}]*\} (\S+)/m);
+    return Number.isFinite(total) ? { total, newSpace } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 mkdirSync(DATA, { recursive: true });
 for (const file of ['service.log', 'baseline.log', 'startup.log']) writeFileSync(path.join(DATA, file), ''); // this run's output only
@@ -201,7 +224,7 @@ try {
 
   service = await startService(dbUrl);
   baseline = await startBaseline(dbUrl, service.port);
-  noteRss('ready');
+  await noteRss('ready');
   db = new pg.Pool({ connectionString: dbUrl, max: 2 });
   db.on('error', () => {});
 
@@ -261,12 +284,12 @@ try {
     cpuCheck(label, ab);
     if (floor) floorChecks(label, ab);
     details.push(ab.table(label));
-    noteRss('read');
+    await noteRss('read');
   }
 
   if (want('storm')) {
     await scenarioLoginStorm(admin, users, readPath);
-    noteRss('storm');
+    await noteRss('storm');
   }
 
   if (want('audit')) {
@@ -279,7 +302,7 @@ try {
         undefined,
       );
     else await scenarioAudit(admin, users);
-    noteRss('audit');
+    await noteRss('audit');
   }
 
   // the audited create at 20 and at 50 connections
@@ -328,7 +351,7 @@ try {
       cpuCheck(label, ab);
       details.push(ab.table(label));
     }
-    noteRss(`mutation ${connections}`);
+    await noteRss(`mutation ${connections}`);
   }
 
   if (want('tree')) {
@@ -353,18 +376,19 @@ try {
         `**${label}**: seeded ${seeded.nodes} nodes (levels of ${seeded.sizes.join(', ')}) in ${fmt(seeded.ms, 0)} ms; ${r.ok} answers in ${cfg.seconds} s, ${statusLine(r)}.`,
       );
     }
-    noteRss('tree');
+    await noteRss('tree');
   }
 
   if (want('seal')) {
     if (!facts.medios) check('Audit seals', 'verification', 'not run: POST /api/v1/admin/medios answers 404', '—', undefined);
     else await scenarioSeal(admin, dbUrl);
-    noteRss('seal');
+    await noteRss('seal');
   }
 
   // ------------------------------------------------------------------ process
   await sleep(1000);
   const rss = rssMb(service.child.pid);
+  await noteRss('end');
   check(
     'Process',
     'RSS of the service after the runs',
@@ -372,7 +396,9 @@ try {
     '≤ 200 MB',
     rss <= 200,
   );
-  details.push(`**Service RSS after each phase**: ${rssTrail.join(' → ')} → end ${fmt(rss, 0)} MB.`);
+  details.push(
+    `**Service RSS after each phase** (MB; of it V8's committed heap as the service's metrics report it, the rest of its anonymous memory, and the pages of mapped files, mostly the Node executable's): ${rssTrail.join(' → ')}.`,
+  );
 } catch (err) {
   log(`FAILED: ${err.stack ?? err}`);
   process.exitCode = 1;
@@ -806,17 +832,18 @@ function serviceEnv(extra) {
 
 async function startService(dbUrl, name = 'service') {
   const port = await freePort();
+  const metricsPort = await freePort();
   const child = startNode(MAIN, {
     nodeArgs: [...SERVICE_FLAGS, ...nodeArgs(name)],
     // a port of its own for the metrics listener: the audit scenario runs two instances at once
-    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), METRICS_PORT: String(await freePort()), DATA_DIR: path.join(DATA, 'service') }),
+    env: serviceEnv({ DATABASE_URL: dbUrl, PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: path.join(DATA, 'service') }),
     cwd: ROOT,
     logFile: path.join(DATA, `${name}.log`),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });
   log(`service ready on ${url} (pid ${child.pid})`);
-  return { child, url, port };
+  return { child, url, port, metricsPort };
 }
 
 function startBaseline(dbUrl, servicePort) {

@@ -63,6 +63,21 @@ export async function waitFor(url, { child, since = performance.now(), timeoutMs
   }
 }
 
+/**
+ * The resident set split as Linux counts it (/proc/<pid>/status), in MB: anonymous memory (V8's
+ * heap, malloc, stacks) and pages of mapped files (mostly the Node executable's own code and data,
+ * shared and clean: the kernel can drop them and read them again).
+ */
+export function rssPartsMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => Number(status.match(new RegExp(`^${key}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
+    return { anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
+  } catch {
+    return { anon: NaN, file: NaN };
+  }
+}
+
 /** Resident set size of a process in MB (Linux /proc). */
 export function rssMb(pid) {
   try {
