@@ -236,6 +236,7 @@ describe('abuse resistance: no caller can starve the service', () => {
         token: admin,
       });
       expectProblem(res, 413, 'payload_demasiado_grande');
+      expect(res.body.detail).toBe('El cuerpo de la solicitud es demasiado grande');
     });
 
     it('refuses more than 1,000 properties in all, nesting deeper than 32 and an array of more than 1,000 items with 400 validacion; the limits themselves pass to validation', async () => {

@@ -100,6 +100,14 @@ describe('bodiless operations accept an empty body sent as application/json', ()
     const put = await t.request('PUT', `/api/v1/admin/medios/${medio.body.id}`, { token: admin, raw: '' });
     expect(put).toMatchObject({ status: 400, body: { code: 'validacion' } });
     const malformed = await t.request('PUT', `/api/v1/admin/medios/${medio.body.id}`, { token: admin, raw: '{"nombre":' });
-    expect(malformed).toMatchObject({ status: 400, body: { code: 'validacion' } });
+    expect(malformed).toMatchObject({ status: 400, body: { code: 'validacion', detail: 'El cuerpo de la solicitud no es JSON válido' } });
+  });
+
+  it('answers another content type with 415 and its own detail, not the framework message', async () => {
+    const xml = await t.request('POST', '/api/v1/admin/medios', { token: admin, raw: '<medio/>', headers: { 'content-type': 'application/xml' } });
+    expect(xml).toMatchObject({
+      status: 415,
+      body: { code: 'tipo_de_contenido_no_soportado', detail: 'Tipo de contenido no soportado; use application/json' },
+    });
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { HttpException } from '@nestjs/common';
+import { errorCodes } from 'fastify';
 import { DomainError } from './domain-error.js';
 import { renderError } from './error-renderer.js';
 
@@ -29,5 +31,37 @@ describe('renderError: database connection failures', () => {
     expect(renderError(new Error('boom'), { url: '/x' }, { isUnavailable }).body).toMatchObject({ status: 500, code: 'error_interno' });
     expect(renderError(lost, { url: '/x' }).status).toBe(500); // without a dialect nothing is called an outage
     expect(renderError(new DomainError('duplicado', 'ya existe'), { url: '/x' }, { isUnavailable: () => true }).status).toBe(409);
+  });
+});
+
+/**
+ * Nest's Fastify adapter hands the filter Fastify's own client errors wrapped in an HttpException
+ * with Fastify's English message; the answer's detail is the service's own, like every other one.
+ */
+describe('renderError: Fastify client errors wrapped by Nest', () => {
+  const wrapped = (err: Error & { statusCode?: number }) => new HttpException(err.message, err.statusCode ?? 500, { cause: err });
+
+  it.each([
+    [new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), 400, 'validacion', 'El cuerpo de la solicitud no es JSON válido'],
+    [new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), 400, 'validacion', 'El cuerpo de la solicitud no es JSON válido'],
+    [new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), 413, 'payload_demasiado_grande', 'El cuerpo de la solicitud es demasiado grande'],
+    [
+      new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('application/xml'),
+      415,
+      'tipo_de_contenido_no_soportado',
+      'Tipo de contenido no soportado; use application/json',
+    ],
+    [new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), 400, 'validacion', 'La solicitud no es válida'],
+  ])('%s → %i %s', (err, status, code, detail) => {
+    for (const error of [wrapped(err), err]) {
+      const r = renderError(error, { url: '/api/v1/admin/medios' });
+      expect(r.status).toBe(status);
+      expect(r.body).toMatchObject({ status, code, detail });
+    }
+  });
+
+  it('keeps the message of an HttpException that wraps anything else', () => {
+    const r = renderError(new HttpException('Formato de fecha inválido', 400, { cause: new Error('x') }), { url: '/x' });
+    expect(r.body).toMatchObject({ status: 400, detail: 'Formato de fecha inválido' });
   });
 });

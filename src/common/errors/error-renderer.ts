@@ -120,7 +120,11 @@ function classify(err: unknown, options: RenderOptions): Classified {
       typeof response === 'object' && response && typeof (response as { code?: unknown }).code === 'string'
         ? (response as { code: string }).code
         : codeForStatus(status);
-    return { status, code, detail: describeHttp(status, err), headers: {} };
+    // Nest's Fastify adapter turns Fastify's own client errors (malformed JSON, body too large,
+    // unsupported content type) into an HttpException carrying Fastify's English message; the
+    // error it wraps says which one it was.
+    const framework = fastifyClientError(err.cause);
+    return { status, code, detail: framework ? describeFramework(framework, status) : describeHttp(status, err), headers: {} };
   }
   const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
@@ -154,6 +158,13 @@ function describeHttp(status: number, err: HttpException): string {
   }
 }
 
+function fastifyClientError(err: unknown): Error | undefined {
+  const statusCode = (err as { statusCode?: unknown } | null)?.statusCode;
+  return err instanceof Error && err.name === 'FastifyError' && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500
+    ? err
+    : undefined;
+}
+
 function describeFramework(err: unknown, status: number): string {
   const code = (err as { code?: string }).code ?? '';
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
@@ -161,7 +172,10 @@ function describeFramework(err: unknown, status: number): string {
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'El cuerpo de la solicitud es demasiado grande';
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Tipo de contenido no soportado; use application/json';
   if (code === 'FST_ERR_BAD_URL') return 'La URL de la solicitud no es válida';
-  return STATUS_CODES[status] ?? 'Solicitud inválida';
+  if (status === 404) return 'El recurso no existe';
+  if (status === 413) return 'El cuerpo de la solicitud es demasiado grande';
+  if (status === 415) return 'Tipo de contenido no soportado; use application/json';
+  return 'La solicitud no es válida';
 }
 
 /** Library messages can echo input; keep them short and single-line. */
