@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
+import { fieldMessage } from './messages.js';
 
 const IMMUTABLE = 'campo_inmutable';
 
@@ -8,7 +9,7 @@ const IMMUTABLE = 'campo_inmutable';
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const own = Object.entries(e.constraints ?? {}).map(([code, message]) => ({ field, code, message }));
+    const own = Object.entries(e.constraints ?? {}).map(([code, message]) => ({ field, code, message: fieldMessage(code, message) }));
     return [...own, ...toFieldErrors(e.children ?? [], field)];
   });
 }

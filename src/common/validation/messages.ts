@@ -1,0 +1,49 @@
+/**
+ * Field messages in the answer's language. The service's own rules write their messages in
+ * Spanish; class-validator's built-in decorators and the whitelist check write English defaults.
+ * Rather than repeat a message on every decorator of every DTO, the defaults are rewritten here,
+ * once, when the errors are flattened: each entry matches the library's default text for one
+ * constraint (with its `each value in ` prefix when the rule applies to every item of a list) and
+ * says the same in Spanish. A message a decorator sets itself never matches and is kept as it is.
+ * `messages.spec.ts` checks every entry against the library's real output, so a change of wording
+ * in class-validator fails a test instead of leaking English.
+ */
+type Rewrite = (subject: string, arg: string) => string;
+
+const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
+  isString: { pattern: /^(.+) must be a string$/, say: (s) => `${s} debe ser un texto` },
+  isInt: { pattern: /^(.+) must be an integer number$/, say: (s) => `${s} debe ser un número entero` },
+  isNotEmpty: { pattern: /^(.+) should not be empty$/, say: (s) => `${s} no puede estar vacío` },
+  arrayNotEmpty: { pattern: /^(.+) should not be empty$/, say: (s) => `${s} no puede estar vacío` },
+  maxLength: {
+    pattern: /^(.+) must be shorter than or equal to (\d+) characters$/,
+    say: (s, n) => `${s} debe tener como máximo ${n} caracteres`,
+  },
+  minLength: { pattern: /^(.+) must be longer than or equal to (\d+) characters$/, say: (s, n) => `${s} debe tener al menos ${n} caracteres` },
+  min: { pattern: /^(.+) must not be less than (-?[\d.]+)$/, say: (s, n) => `${s} no puede ser menor que ${n}` },
+  max: { pattern: /^(.+) must not be greater than (-?[\d.]+)$/, say: (s, n) => `${s} no puede ser mayor que ${n}` },
+  isBoolean: { pattern: /^(.+) must be a boolean value$/, say: (s) => `${s} debe ser true o false` },
+  isArray: { pattern: /^(.+) must be an array$/, say: (s) => `${s} debe ser una lista` },
+  arrayMaxSize: { pattern: /^(.+) must contain no more than (\d+) elements$/, say: (s, n) => `${s} admite como máximo ${n} elementos` },
+  arrayMinSize: { pattern: /^(.+) must contain at least (\d+) elements$/, say: (s, n) => `${s} debe tener al menos ${n} elementos` },
+  isIn: { pattern: /^(.+) must be one of the following values: (.*)$/, say: (s, v) => `${s} debe ser uno de estos valores: ${v}` },
+  isEnum: { pattern: /^(.+) must be one of the following values: (.*)$/, say: (s, v) => `${s} debe ser uno de estos valores: ${v}` },
+  isEmail: { pattern: /^(.+) must be an email$/, say: (s) => `${s} debe ser una dirección de correo electrónico` },
+  // the library's text quotes the regular expression: the Spanish one does not
+  matches: { pattern: /^(.+) must match .* regular expression$/, say: (s) => `${s} no tiene el formato esperado` },
+  isDefined: { pattern: /^(.+) should not be null or undefined$/, say: (s) => `${s} es obligatorio` },
+  isObject: { pattern: /^(.+) must be an object$/, say: (s) => `${s} debe ser un objeto` },
+  nestedValidation: { pattern: /^nested property (.+) must be either object or array$/, say: (s) => `${s} debe ser un objeto o una lista` },
+  whitelistValidation: { pattern: /^property (.+) should not exist$/, say: (s) => `${s} no es un campo admitido` },
+};
+
+const EACH = 'each value in ';
+
+/** The message of one failed constraint, in Spanish when it is one of class-validator's English defaults. */
+export function fieldMessage(code: string, message: string): string {
+  const rule = DEFAULTS[code];
+  const match = rule?.pattern.exec(message);
+  if (!rule || !match) return message;
+  const subject = match[1] as string;
+  return subject.startsWith(EACH) ? rule.say(`cada elemento de ${subject.slice(EACH.length)}`, match[2] ?? '') : rule.say(subject, match[2] ?? '');
+}
