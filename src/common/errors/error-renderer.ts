@@ -169,9 +169,8 @@ function describeFramework(err: unknown, status: number): string {
   const code = (err as { code?: string }).code ?? '';
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
     return 'El cuerpo de la solicitud no es JSON válido';
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'El cuerpo de la solicitud es demasiado grande';
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Tipo de contenido no soportado; use application/json';
   if (code === 'FST_ERR_BAD_URL') return 'La URL de la solicitud no es válida';
+  // the rest by status: a body over the limit is 413, another content type 415
   if (status === 404) return 'El recurso no existe';
   if (status === 413) return 'El cuerpo de la solicitud es demasiado grande';
   if (status === 415) return 'Tipo de contenido no soportado; use application/json';

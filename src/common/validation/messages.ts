@@ -10,11 +10,17 @@
  */
 type Rewrite = (subject: string, arg: string) => string;
 
+const NOT_EMPTY = { pattern: /^(.+) should not be empty$/, say: (s: string) => `${s} no puede estar vacío` };
+const ONE_OF = {
+  pattern: /^(.+) must be one of the following values: (.*)$/,
+  say: (s: string, v: string) => `${s} debe ser uno de estos valores: ${v}`,
+};
+
 const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
   isString: { pattern: /^(.+) must be a string$/, say: (s) => `${s} debe ser un texto` },
   isInt: { pattern: /^(.+) must be an integer number$/, say: (s) => `${s} debe ser un número entero` },
-  isNotEmpty: { pattern: /^(.+) should not be empty$/, say: (s) => `${s} no puede estar vacío` },
-  arrayNotEmpty: { pattern: /^(.+) should not be empty$/, say: (s) => `${s} no puede estar vacío` },
+  isNotEmpty: NOT_EMPTY,
+  arrayNotEmpty: NOT_EMPTY,
   maxLength: {
     pattern: /^(.+) must be shorter than or equal to (\d+) characters$/,
     say: (s, n) => `${s} debe tener como máximo ${n} caracteres`,
@@ -26,8 +32,8 @@ const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
   isArray: { pattern: /^(.+) must be an array$/, say: (s) => `${s} debe ser una lista` },
   arrayMaxSize: { pattern: /^(.+) must contain no more than (\d+) elements$/, say: (s, n) => `${s} admite como máximo ${n} elementos` },
   arrayMinSize: { pattern: /^(.+) must contain at least (\d+) elements$/, say: (s, n) => `${s} debe tener al menos ${n} elementos` },
-  isIn: { pattern: /^(.+) must be one of the following values: (.*)$/, say: (s, v) => `${s} debe ser uno de estos valores: ${v}` },
-  isEnum: { pattern: /^(.+) must be one of the following values: (.*)$/, say: (s, v) => `${s} debe ser uno de estos valores: ${v}` },
+  isIn: ONE_OF,
+  isEnum: ONE_OF,
   isEmail: { pattern: /^(.+) must be an email$/, say: (s) => `${s} debe ser una dirección de correo electrónico` },
   // the library's text quotes the regular expression: the Spanish one does not
   matches: { pattern: /^(.+) must match .* regular expression$/, say: (s) => `${s} no tiene el formato esperado` },
