@@ -8,6 +8,7 @@ import { type RawRequestContext, requestContextHook } from './common/common.modu
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { sendClientError } from './common/errors/client-error.js';
+import { DomainError } from './common/errors/domain-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
 import { ETagInterceptor } from './common/versioning/etag.interceptor.js';
@@ -20,6 +21,30 @@ const API_PREFIX = '/api/v1';
 const NO_STORE = 'no-store';
 
 /**
+ * Whether an answer may omit `Cache-Control: no-store`: only one from a route outside the API
+ * (Swagger UI, the published keys, health). Decided on the route the request matched, not on the
+ * URL as sent, which may spell the prefix with %-escapes (`/%61pi/v1/...` reaches the same route);
+ * a request that matched no route (a 404) or only the CORS preflight route (`*`) gets no-store.
+ */
+function mayBeCached(routeUrl: string | undefined): boolean {
+  return routeUrl !== undefined && routeUrl !== '*' && !routeUrl.startsWith(API_PREFIX);
+}
+
+/**
+ * Nest's Fastify adapter, which knows when the application starts closing: from then on the
+ * service answers new requests with its own 503 `servicio_no_disponible` (createApp's first hook)
+ * instead of the adapter's, whose body is not the service's error model.
+ */
+class ServiceFastifyAdapter extends FastifyAdapter {
+  closing = false;
+
+  override beforeClose(): void {
+    this.closing = true;
+    super.beforeClose();
+  }
+}
+
+/**
  * Builds the HTTP application (Nest on Fastify) without listening: main.ts listens on it, the
  * tests drive it with `app.inject`. Everything an answer carries — the correlation id, the error
  * model, security headers — is set up here so both see the same service.
@@ -28,20 +53,21 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   const metrics = options.metrics ?? new AppMetrics();
   const fallbackLogger = new NestLogger('Http');
   const security = securityHeaders();
-  const adapter = new FastifyAdapter({
+  const adapter = new ServiceFastifyAdapter({
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => correlationIdFrom(req.headers['x-correlation-id']),
     requestIdHeader: false,
     trustProxy: options.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true,
+    // the service's own 503 while the application closes (ServiceFastifyAdapter), not Nest's
+    return503OnClosing: false,
     // no Nest middleware: the request context opens in a plain onRequest hook (requestContextHook)
     skipMiddie: true,
     // errors fastify answers before Nest sees the request (bad %-escapes, over-long params…)
     frameworkErrors: (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
       reply.headers(security);
       reply.header('x-correlation-id', req.id);
-      if (req.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
+      reply.header('cache-control', NO_STORE);
       sendError(error, req, reply, fallbackLogger);
     },
     // what Node's HTTP parser refuses before there is a request (a garbage request line, headers
@@ -50,15 +76,24 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   });
   limitAuthBodies(adapter.getInstance());
 
-  // Every answer, errors included, carries the correlation id and helmet's security headers.
-  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+  // Every answer, errors included, carries the correlation id and helmet's security headers. Set
+  // through the adapter's own first hook, which runs ahead of the hooks Nest adds for CORS and for
+  // shutting down: a CORS preflight, answered in those, carries them too.
+  adapter.setOnRequestHook((request, reply, done) => {
     const raw = request.raw as RawRequestContext;
+    const routeUrl = request.routeOptions.url;
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
-    raw.routeUrl = request.routeOptions.url;
+    raw.routeUrl = routeUrl;
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
-    if (request.url.startsWith(API_PREFIX)) reply.header('cache-control', NO_STORE);
+    if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);
+    if (adapter.closing) {
+      // a request on a kept-alive connection after shutdown began: refused, and the connection closed
+      reply.header('connection', 'close');
+      done(new DomainError('servicio_no_disponible', 'El servicio se está deteniendo; reintente la solicitud', undefined, { 'retry-after': '1' }));
+      return;
+    }
     done();
   });
   // after the hook above: the context records the correlation id, IP and route it copied
@@ -79,10 +114,13 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   if (options.config.corsOrigins.length > 0) app.enableCors(corsOptions(options.config.corsOrigins));
   setupSwagger(app);
   await app.init();
-  // JSON only: Nest also registers a form parser, whose keys would turn a whole form-encoded body —
-  // secrets included — into property names echoed in the validation errors. Without it such a body
-  // is 415 like any other non-JSON type.
-  if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) fastify.removeContentTypeParser('application/x-www-form-urlencoded');
+  // JSON only. Nest also registers a form parser, whose keys would turn a whole form-encoded body —
+  // secrets included — into property names echoed in the validation errors, and fastify its own
+  // text/plain parser, whose string body was then validated as if it were JSON. Without them such
+  // bodies are 415 like any other non-JSON type.
+  for (const type of ['application/x-www-form-urlencoded', 'text/plain']) {
+    if (fastify.hasContentTypeParser(type)) fastify.removeContentTypeParser(type);
+  }
   // Nest's JSON parser, replaced by one that accepts an empty body and bounds the body's shape
   // before parsing it
   replaceJsonParser(fastify);
@@ -106,6 +144,9 @@ export function corsOptions(origins: readonly string[]) {
     allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Correlation-Id'],
     exposedHeaders: ['ETag', 'Location', 'X-Correlation-Id', 'Retry-After'],
     credentials: false,
+    // an OPTIONS request without Access-Control-Request-Method is not a preflight: answered like one
+    // instead of with the plugin's plain-text English 400
+    strictPreflight: false,
     optionsSuccessStatus: 204,
     maxAge: 600,
   };

@@ -375,7 +375,7 @@ export interface paths {
         };
         /**
          * Points of sale of a medio
-         * @description Every point of sale of the medio (active or not), ordered by numeroAFIP; 404 when the medio does not exist.
+         * @description The points of sale of the medio, ordered by numeroAFIP: active and inactive alike unless `activo` is given; 404 when the medio does not exist. An unknown query parameter is 400.
          *
          *     Required permission: `administracion:puntos_de_venta:gestionar`.
          */
@@ -1373,7 +1373,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a role
-         * @description Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.
+         * @description Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`. Delegation rule: reactivating hands the role's permissions back to its holders, so every permission of the role must be among the caller's effective permissions; else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
          *
          *     Required permission: `administracion:roles:gestionar`.
          */
@@ -1763,7 +1763,7 @@ export interface components {
         ChangeOwnPasswordDto: {
             /**
              * Format: password
-             * @description The current password (400 `password_actual_incorrecto` when wrong).
+             * @description The current password (400 `password_actual_incorrecto` when wrong); at most 72 bytes (UTF-8), never truncated (else 400 `validacion`).
              */
             currentPassword: string;
             /**
@@ -1926,7 +1926,7 @@ export interface components {
              * @example matches
              */
             code: string;
-            /** @example codigo must match /^[A-Z0-9_]{1,20}$/ */
+            /** @example codigo no tiene el formato esperado */
             message: string;
         };
         FiscalErrorDto: {
@@ -2500,7 +2500,82 @@ export interface components {
             pageSize: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`). */
+        PayloadTooLarge: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Payload Too Large",
+                 *       "status": 413,
+                 *       "detail": "El cuerpo de la solicitud supera el tamaño máximo",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "payload_demasiado_grande",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`). */
+        FiscalPayloadTooLarge: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "payload_demasiado_grande",
+                 *       "message": "El cuerpo de la solicitud supera el tamaño máximo"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiscalErrorDto"];
+            };
+        };
+        /** @description The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`). */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Unsupported Media Type",
+                 *       "status": 415,
+                 *       "detail": "Tipo de contenido no soportado; use application/json",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "tipo_de_contenido_no_soportado",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`). */
+        FiscalUnsupportedMediaType: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "tipo_de_contenido_no_soportado",
+                 *       "message": "Tipo de contenido no soportado; use application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiscalErrorDto"];
+            };
+        };
+    };
     parameters: {
         /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
         IfMatch: string;
@@ -2725,6 +2800,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     getIngresosBrutos: {
@@ -2940,6 +3017,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     deactivateIngresosBrutos: {
@@ -3384,6 +3463,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     getTipoIva: {
@@ -3583,6 +3664,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     deactivateTipoIva: {
@@ -3842,7 +3925,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -3939,7 +4022,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4010,6 +4093,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getMedio: {
@@ -4054,7 +4139,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4176,7 +4261,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4268,6 +4353,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateMedio: {
@@ -4315,7 +4402,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4454,7 +4541,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4550,7 +4637,10 @@ export interface operations {
     };
     listMedioPuntosDeVenta: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only active (true) or inactive (false) points of sale; both when absent. */
+                activo?: boolean;
+            };
             header?: never;
             path: {
                 /** @description A positive integer id. */
@@ -4589,7 +4679,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4707,7 +4797,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4778,6 +4868,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     updateProductType: {
@@ -4829,7 +4921,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -4942,6 +5034,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateProductType: {
@@ -4989,7 +5083,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5149,7 +5243,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5288,7 +5382,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5380,6 +5474,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     updateProduct: {
@@ -5431,7 +5527,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5544,6 +5640,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateProduct: {
@@ -5591,7 +5689,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5732,7 +5830,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -5824,6 +5922,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateProduct: {
@@ -5871,7 +5971,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6033,7 +6133,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6130,7 +6230,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6222,6 +6322,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getPuntoDeVenta: {
@@ -6266,7 +6368,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6388,7 +6490,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6501,6 +6603,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivatePuntoDeVenta: {
@@ -6548,7 +6652,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6687,7 +6791,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6822,7 +6926,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -6940,7 +7044,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7032,6 +7136,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getRubro: {
@@ -7076,7 +7182,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7198,7 +7304,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7311,6 +7417,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateRubro: {
@@ -7358,7 +7466,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7522,7 +7630,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7635,6 +7743,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateRubro: {
@@ -7682,7 +7792,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7838,7 +7948,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -7933,7 +8043,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8030,7 +8140,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8122,6 +8232,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getSeccion: {
@@ -8166,7 +8278,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8288,7 +8400,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8401,6 +8513,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateSeccion: {
@@ -8448,7 +8562,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8608,7 +8722,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8778,7 +8892,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8967,7 +9081,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -8996,6 +9110,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many failures (`demasiados_intentos`); the `Retry-After` header says how many seconds to wait. */
             429: {
                 headers: {
@@ -9012,6 +9128,28 @@ export interface operations {
                      *       "detail": "Too many failures (demasiados_intentos); the Retry-After header says how many seconds to wait",
                      *       "instance": "/api/v1/…",
                      *       "code": "demasiados_intentos",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. Such a refusal does not count as a failure. */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The password queue is full (servicio_no_disponible); Retry-After says when to retry. Such a refusal does not count as a failure",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "servicio_no_disponible",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
@@ -9143,7 +9281,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9172,6 +9310,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listOwnSessions: {
@@ -9255,7 +9395,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9416,7 +9556,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9489,7 +9629,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9592,7 +9732,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9665,7 +9805,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9758,7 +9898,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9853,7 +9993,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -9949,7 +10089,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10044,7 +10184,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10141,7 +10281,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10212,6 +10352,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getRole: {
@@ -10255,7 +10397,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10376,7 +10518,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10468,6 +10610,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateRole: {
@@ -10513,7 +10657,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10672,7 +10816,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10793,7 +10937,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10910,6 +11054,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateRole: {
@@ -10956,7 +11102,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -10985,7 +11131,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the role holds a permission the caller lacks (`privilegio_insuficiente`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11099,7 +11249,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11196,7 +11346,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11271,6 +11421,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. */
             503: {
                 headers: {
@@ -11340,7 +11492,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11462,7 +11614,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11579,6 +11731,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deactivateUser: {
@@ -11626,7 +11780,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11786,7 +11940,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -11930,7 +12084,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12052,7 +12206,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12169,6 +12323,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateUser: {
@@ -12216,7 +12372,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12355,7 +12511,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12470,7 +12626,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12588,7 +12744,7 @@ export interface operations {
                      *         {
                      *           "field": "codigo",
                      *           "code": "matches",
-                     *           "message": "codigo must match /^[A-Z0-9_]{1,20}$/"
+                     *           "message": "codigo no tiene el formato esperado"
                      *         }
                      *       ]
                      *     }
@@ -12617,6 +12773,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many wrong current passwords (`demasiados_intentos`); `Retry-After` says how many seconds to wait. */
             429: {
                 headers: {

@@ -35,6 +35,7 @@ export class AuthController {
     400,
     [401, 'Invalid credentials (`credenciales_invalidas`).'],
     [429, 'Too many failures (`demasiados_intentos`); the `Retry-After` header says how many seconds to wait.'],
+    [503, 'The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. Such a refusal does not count as a failure.'],
   )
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto);

@@ -112,12 +112,22 @@ export class RolesController {
   @ApiOperation({
     operationId: 'reactivateRole',
     summary: 'Reactivate a role',
-    description: 'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`.',
+    description:
+      'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`. ' +
+      "Delegation rule: reactivating hands the role's permissions back to its holders, so every permission of the role must be among the caller's effective permissions; " +
+      'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.',
   })
   @ApiOkResponse({ type: RolDto })
-  @ApiErrors([400, BAD_CODE], 404)
-  reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
-    return this.roles.reactivate(codigo);
+  @ApiErrors(
+    [400, BAD_CODE],
+    [
+      403,
+      'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or the role holds a permission the caller lacks (`privilegio_insuficiente`).',
+    ],
+    404,
+  )
+  reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string, @CurrentUser() caller: AuthenticatedUser): Promise<RolDto> {
+    return this.roles.reactivate(codigo, caller.userId);
   }
 
   @Get(':codigo/permisos')

@@ -93,10 +93,23 @@ export class RolesService {
     });
   }
 
-  /** Idempotent: reactivating an active role answers it and writes no event. */
-  async reactivate(codigo: string): Promise<RolDto> {
+  /**
+   * Idempotent: reactivating an active role answers it and writes no event. A real reactivation
+   * hands the role's permissions back to every user who still holds it, so the delegation rule
+   * applies as to adding them: 403 `privilegio_insuficiente` unless the caller holds them all.
+   */
+  async reactivate(codigo: string, callerId: number): Promise<RolDto> {
     const role = await this.find(codigo, true);
-    return RolDto.of(await this.activation.set({ entity: RoleEntity, row: role, activo: true, resource: 'rol', auditId: codigo }));
+    return RolDto.of(
+      await this.activation.set({
+        entity: RoleEntity,
+        row: role,
+        activo: true,
+        resource: 'rol',
+        auditId: codigo,
+        check: async () => this.delegation.assertCanGrant(callerId, await this.permissions.ofRole(role.id)),
+      }),
+    );
   }
 
   async permissionsOf(codigo: string): Promise<RolePermissionsDto> {

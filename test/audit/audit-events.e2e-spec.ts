@@ -152,6 +152,11 @@ describe('GET /api/v1/audit/events', () => {
       expect(res.body.items.map((e: { id: number }) => e.id)).toEqual([last, first]);
       const wider = await list({ targetType: 'bounds', from: `${base}000001Z`, to: `${base}000004Z` });
       expect(wider.body.items.map((e: { id: number }) => e.id)).toEqual([after, last, first, before]);
+      // digits beyond the store's precision: from admits no earlier instant, to no later one
+      const finer = await list({ targetType: 'bounds', from: `${base}0000019Z`, to: `${base}0000039Z` });
+      expect(finer.body.items.map((e: { id: number }) => e.id)).toEqual([last, first]);
+      const sevenDigits = await list({ targetType: 'bounds', from: `${base}0000011Z`, to: `${base}0000031Z` });
+      expect(sevenDigits.body.items.map((e: { id: number }) => e.id)).toEqual([last, first]);
     });
   });
 

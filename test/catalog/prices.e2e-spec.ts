@@ -95,11 +95,14 @@ describe('product prices', () => {
         expectProblem(await addPrice(id, { fechaVigencia: '2026-04-01', monto }), 400, 'validacion');
       }
       expectProblem(await addPrice(id, { fechaVigencia: '2026-04-01' }), 400, 'validacion');
-      expectProblem(
-        await t.request('POST', `/api/v1/admin/products/${id}/prices`, { token: admin, raw: '{"fechaVigencia":"2026-04-01","monto":1e999}' }),
-        400,
-        'validacion',
-      );
+      for (const raw of ['1e999', '1.10000000000000001', '10.000000000000001']) {
+        // numbers that would arrive as Infinity, 1.1 and 10: refused as sent, never rounded
+        expectProblem(
+          await t.request('POST', `/api/v1/admin/products/${id}/prices`, { token: admin, raw: `{"fechaVigencia":"2026-04-01","monto":${raw}}` }),
+          400,
+          'validacion',
+        );
+      }
       expect(await t.query('SELECT id FROM product_prices WHERE product_id = $1', [id])).toHaveLength(0);
     });
 

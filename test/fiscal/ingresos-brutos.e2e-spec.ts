@@ -90,6 +90,8 @@ describe('fiscal: ingresos brutos and provincias', () => {
       ['null', 'null'],
       ['1e999 (Infinity once parsed)', '1e999'],
       ['five decimals 3.12345', '3.12345'],
+      ['99.999999999999999 (100 once parsed)', '99.999999999999999'],
+      ['3.50000000000000001 (3.5 once parsed)', '3.50000000000000001'],
       ['a negative number', '-0.0001'],
       ['more than 100', '100.0001'],
     ];

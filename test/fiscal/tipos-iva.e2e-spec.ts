@@ -67,6 +67,8 @@ describe('fiscal: tipos de IVA', () => {
       ['null', 'null'],
       ['1e999 (Infinity once parsed)', '1e999'],
       ['three decimals 21.001', '21.001'],
+      ['more digits than a double holds 21.000000000000001 (21 once parsed)', '21.000000000000001'],
+      ['100.000000000000001 (100 once parsed)', '100.000000000000001'],
       ['a negative number', '-1'],
       ['more than 100', '100.01'],
       ['an object', '{"valor": 21}'],

@@ -161,6 +161,13 @@ describe('puntos de venta', () => {
     const res = await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: admin });
     expect(res.status).toBe(200);
     expect(res.body.map((p: any) => p.id)).toEqual([a.id, b.id]);
+    // filtered like the other lists; an unknown parameter is refused, never ignored
+    const ids = async (query: Record<string, string>) =>
+      (await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: admin, query })).body.map((p: any) => p.id);
+    expect(await ids({ activo: 'true' })).toEqual([a.id]);
+    expect(await ids({ activo: 'false' })).toEqual([b.id]);
+    expectProblem(await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: admin, query: { activo: 'si' } }), 400, 'validacion');
+    expectProblem(await t.get(`${MEDIOS}/${medio.id}/puntos-de-venta`, { token: admin, query: { numeroAFIP: '1' } }), 400, 'validacion');
   });
 
   it('answers 404 no_encontrado for the points of sale of a medio that does not exist', async () => {

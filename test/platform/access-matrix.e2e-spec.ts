@@ -215,7 +215,9 @@ describe('access matrix: every operation of the OpenAPI document', () => {
         if (op.requestBody && !statuses.includes('400')) problems.push(`${where}: 400 not documented`);
         if (path.startsWith('/api/v1/admin/fiscal/')) {
           for (const status of statuses.filter((s) => Number(s) >= 400)) {
-            const content = op.responses[status].content ?? {};
+            const declared = op.responses[status];
+            const response = declared.$ref ? doc.components.responses[declared.$ref.split('/').pop()] : declared;
+            const content = response?.content ?? {};
             if (Object.keys(content).join() !== 'application/json' || !/FiscalErrorDto$/.test(content['application/json'].schema?.$ref ?? '')) {
               problems.push(`${where}: ${status} is not documented as {error, message}`);
             }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { TestApp } from '../support/test-app.js';
 
 /**
@@ -34,6 +36,22 @@ describe('CORS for the admin console', () => {
       expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'if-match', 'x-correlation-id']));
     },
   );
+
+  it("gives a preflight answer the service's own headers: X-Correlation-Id, no-store, the security headers", async () => {
+    const res = await preflight(t, '/api/v1/admin/medios/1', CONSOLE, 'PUT');
+    expect(res.status).toBe(204);
+    expect(res.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers an OPTIONS request without Access-Control-Request-Method like a preflight, not with a plain-text error', async () => {
+    const res = await t.request('OPTIONS', '/api/v1/admin/rubros/tree', { headers: { origin: CONSOLE } });
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(CONSOLE);
+    expect(res.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.text).toBe('');
+  });
 
   it('exposes ETag, Location, X-Correlation-Id and Retry-After to the page on actual answers', async () => {
     const res = await t.get('/api/v1/roles/cajero', { token: admin, headers: { origin: CONSOLE } });
@@ -90,6 +108,64 @@ describe('bodiless operations accept an empty body sent as application/json', ()
     expect((await empty('DELETE', '/api/v1/roles/rol_vacio', admin)).status).toBe(204);
   });
 
+  it('also accepts {} and null as an empty body', async () => {
+    const medio = await t.post('/api/v1/admin/medios', { codigo: 'VACIO_3', nombre: 'Medio' }, { token: admin });
+    for (const raw of ['{}', 'null', ' { } ']) {
+      const res = await t.request('POST', `/api/v1/admin/medios/${medio.body.id}/deactivate`, {
+        token: admin,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it('refuses a body that carries something with 400 validacion, before any work: nothing changes', async () => {
+    const medio = await t.post('/api/v1/admin/medios', { codigo: 'VACIO_4', nombre: 'Medio' }, { token: admin });
+    const deactivate = await t.post(`/api/v1/admin/medios/${medio.body.id}/deactivate`, { activo: true }, { token: admin });
+    expect(deactivate).toMatchObject({
+      status: 400,
+      body: { code: 'validacion', errors: [{ field: 'activo', code: 'whitelistValidation', message: 'activo no es un campo admitido' }] },
+    });
+    expect((await t.get(`/api/v1/admin/medios/${medio.body.id}`, { token: admin })).body.activo).toBe(true);
+    for (const raw of ['"hola"', '[]', '1', 'true']) {
+      const res = await t.request('POST', `/api/v1/admin/medios/${medio.body.id}/deactivate`, {
+        token: admin,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res).toMatchObject({ status: 400, body: { code: 'validacion', errors: [{ field: 'body', code: 'isEmpty' }] } });
+    }
+    // the fiscal routes answer in their own shape
+    const iva = await t.post('/api/v1/admin/fiscal/tipos-iva', { codigo: 901, descripcion: 'IVA', porcentaje: 21 }, { token: admin });
+    const fiscal = await t.post(`/api/v1/admin/fiscal/tipos-iva/${iva.body.id}/deactivate`, { motivo: 'x' }, { token: admin });
+    expect(fiscal).toMatchObject({ status: 400, body: { error: 'validacion' } });
+    expect((await t.get(`/api/v1/admin/fiscal/tipos-iva/${iva.body.id}`, { token: admin })).body.activo).toBe(true);
+  });
+
+  it('refuses a body on every operation of the document that declares none', async () => {
+    const document = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
+    const bodiless = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method, operation]) => ['post', 'put', 'delete'].includes(method) && !operation.requestBody)
+        .map(([method]) => [method.toUpperCase() as 'POST' | 'PUT' | 'DELETE', path] as const),
+    );
+    expect(bodiless.length).toBeGreaterThanOrEqual(20);
+    for (const [method, path] of bodiless) {
+      const url = path
+        .replace('{codigo}', 'cajero')
+        .replace(/\{(sessionId|id)\}/g, (_m, name: string) => (name === 'sessionId' ? randomUUID() : '999999'));
+      const res = await t.request(method, url, { token: admin, body: { inesperado: 1 } });
+      expect({ operation: `${method} ${path}`, status: res.status, field: res.body?.errors?.[0]?.field ?? res.body?.message }).toEqual({
+        operation: `${method} ${path}`,
+        status: 400,
+        field: path.includes('/fiscal/') ? expect.stringContaining('inesperado') : 'inesperado',
+      });
+    }
+  });
+
   it('logs out with an empty JSON body', async () => {
     const user = await t.createUser('cajero');
     expect((await empty('POST', '/api/v1/auth/logout', user.token)).status).toBe(204);
@@ -109,5 +185,34 @@ describe('bodiless operations accept an empty body sent as application/json', ()
       status: 415,
       body: { code: 'tipo_de_contenido_no_soportado', detail: 'Tipo de contenido no soportado; use application/json' },
     });
+    // JSON text labelled text/plain is not read as JSON (and nothing is created)
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+      const labelled = await t.request('POST', '/api/v1/admin/medios', {
+        token: admin,
+        raw: '{"codigo":"TEXTO_PLANO","nombre":"Medio"}',
+        headers: { 'content-type': type },
+      });
+      expect(labelled).toMatchObject({ status: 415, body: { code: 'tipo_de_contenido_no_soportado' } });
+    }
+    expect((await t.get('/api/v1/admin/medios?search=TEXTO_PLANO', { token: admin })).body).toEqual([]);
+    // JSON is UTF-8: another charset is 415, invalid UTF-8 is 400, never stored as U+FFFD
+    const latin1 = await t.request('POST', '/api/v1/admin/medios', {
+      token: admin,
+      raw: '{"codigo":"LATIN_1","nombre":"Ñandú"}',
+      headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+    });
+    expect(latin1).toMatchObject({ status: 415, body: { code: 'tipo_de_contenido_no_soportado' } });
+    const invalid = await t.request('POST', '/api/v1/admin/medios', {
+      token: admin,
+      raw: Buffer.concat([Buffer.from('{"codigo":"UTF_8","nombre":"'), Buffer.from([0xd1]), Buffer.from('and\u00fa"}')]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(invalid).toMatchObject({ status: 400, body: { code: 'validacion', errors: [{ field: 'body', code: 'utf8' }] } });
+    const declared = await t.request('POST', '/api/v1/admin/medios', {
+      token: admin,
+      raw: Buffer.from('{"codigo":"UTF_8","nombre":"Ñandú"}'),
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    });
+    expect(declared).toMatchObject({ status: 201, body: { nombre: 'Ñandú' } });
   });
 });

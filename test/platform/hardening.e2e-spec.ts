@@ -55,6 +55,35 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(answers.map((r) => r.status)).toEqual([200, 200, 401, 404, 400]);
       for (const res of answers) expect(res.headers['cache-control']).toBe('no-store');
     });
+
+    it('marks an answer whose URL spells the prefix with %-escapes, which reaches the same route', async () => {
+      const login = await t.post('/api/v1/auth/login'.replace('/api/', '/%61pi/'), { username: user.username, password: user.password });
+      expect(login.status).toBe(200);
+      expect(login.headers['cache-control']).toBe('no-store');
+      const read = await t.get('/api/v1/users'.replace('/v1/', '/%761/'), { token: admin });
+      expect(read.status).toBe(200);
+      expect(read.headers['cache-control']).toBe('no-store');
+    });
+
+    it('leaves the public keys cacheable', async () => {
+      expect((await t.get('/.well-known/jwks.json')).headers['cache-control']).toBe('public, max-age=300');
+    });
+  });
+
+  describe('while the application closes', () => {
+    it('answers a new request with a 503 servicio_no_disponible problem document and closes the connection', async () => {
+      const closing = await TestApp.create();
+      try {
+        closing.app.getHttpAdapter().beforeClose?.();
+        const res = await closing.get('/api/v1/auth/me', { token: admin });
+        expectProblem(res, 503, 'servicio_no_disponible');
+        expect(res.headers['x-correlation-id']).toBe(res.body.correlationId);
+        expect(res.headers.connection).toBe('close');
+        expect(res.headers['retry-after']).toBe('1');
+      } finally {
+        await closing.close();
+      }
+    });
   });
 
   describe('password strength (zxcvbn-ts, common and Spanish dictionaries)', () => {

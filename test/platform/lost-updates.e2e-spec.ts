@@ -384,6 +384,8 @@ describe('lost updates are refused with 412 on every single resource (ETag / If-
           body: { permisos: i % 2 ? ['catalogo:rubros:gestionar'] : ['administracion:medios:gestionar'] },
         }),
       ],
+      ['medio deactivate', 'medio', () => ({ method: 'POST' as const, path: '/deactivate', body: undefined })],
+      ['user deactivate', 'user', () => ({ method: 'POST' as const, path: '/deactivate', body: undefined })],
       [
         'user overrides PUT',
         'user permission view',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { DECIMAL_FIELDS } from '../../src/common/swagger/document-rules.js';
 import { buildOpenApiDocument } from '../../src/common/swagger/swagger.js';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
 import { TestApp } from '../support/test-app.js';
@@ -82,7 +83,8 @@ describe('OpenAPI document', () => {
   it('declares X-Correlation-Id on every answer, Location on every 201, Retry-After on every 429 and 503', () => {
     const missing: string[] = [];
     for (const { where, op } of operations()) {
-      for (const [status, response] of Object.entries<any>(op.responses)) {
+      for (const [status, declared] of Object.entries<any>(op.responses)) {
+        const response = declared.$ref ? doc.components.responses[declared.$ref.split('/').pop()] : declared;
         const headers = Object.keys(response.headers ?? {});
         const need = ['X-Correlation-Id', ...(status === '201' ? ['Location'] : []), ...(['429', '503'].includes(status) ? ['Retry-After'] : [])];
         for (const h of need) if (!headers.includes(h)) missing.push(`${where} ${status}: ${h}`);
@@ -90,6 +92,40 @@ describe('OpenAPI document', () => {
     }
     expect(missing).toEqual([]);
     expect(Object.keys(doc.components.headers).sort()).toEqual(expect.arrayContaining(['Location', 'Retry-After', 'X-Correlation-Id']));
+  });
+
+  it('declares 413 and 415 on every operation that takes a body, in the error shape of its other answers', () => {
+    const missing: string[] = [];
+    for (const { where, op } of operations()) {
+      if (!op.requestBody) continue;
+      const fiscal = where.includes('/fiscal/');
+      for (const status of ['413', '415']) {
+        const ref: string | undefined = op.responses[status]?.$ref;
+        const name = ref?.split('/').pop() ?? '';
+        if (!ref || name.startsWith('Fiscal') !== fiscal || !doc.components.responses[name]) missing.push(`${where} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('types every number as an integer except money and rates, which are exactly the decimal columns of the entities', () => {
+    const decimalColumns = new Set(
+      t.db.entityMetadatas.flatMap((entity) =>
+        entity.columns.filter((c) => ['decimal', 'numeric'].includes(String(c.type))).map((c) => c.propertyName),
+      ),
+    );
+    expect([...decimalColumns].sort()).toEqual([...DECIMAL_FIELDS].sort());
+    const numbers: string[] = [];
+    const visit = (schema: any, name: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.type === 'number') numbers.push(name);
+      for (const [property, child] of Object.entries<any>(schema.properties ?? {})) visit(child, property);
+      visit(schema.items, name);
+    };
+    for (const schema of Object.values<any>(doc.components.schemas))
+      for (const [p, child] of Object.entries<any>(schema.properties ?? {})) visit(child, p);
+    for (const { op } of operations()) for (const parameter of op.parameters ?? []) visit(parameter.schema, parameter.name);
+    expect([...new Set(numbers)].sort()).toEqual([...DECIMAL_FIELDS].sort());
   });
 
   it('types ProblemDetails: code is the closed ErrorCode enum, correlationId a uuid string, errors[] {field, code, message}', () => {

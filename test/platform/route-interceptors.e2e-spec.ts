@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Get, Module, Post, Put, RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Put, RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { AccessGuard } from '../../src/auth/access.guard.js';
@@ -9,6 +9,7 @@ import {
   RequestTransactionInterceptor,
 } from '../../src/common/transactions/request-transaction.interceptor.js';
 import { bindRouteInterceptors } from '../../src/common/transactions/route-interceptors.js';
+import { BodilessInterceptor } from '../../src/common/http/bodiless.interceptor.js';
 import { Created } from '../../src/common/http/created.decorator.js';
 import { LocationInterceptor } from '../../src/common/http/location.interceptor.js';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
@@ -33,10 +34,11 @@ const PROBE = byId('probes', ProbeService, (s) => s.get());
 class ProbesController {
   @Get(':id') @Versioned(PROBE) read() {}
   @Get() list() {}
-  @Post() @UseInterceptors(Probe) create() {}
-  @Put(':id') @Versioned(PROBE, 'change') update() {}
-  @Post('versioned') @Versioned(PROBE) @Created(ProbeService, () => '/probes/1', 'Created') createVersioned() {}
-  @Post('login') @NoRequestTransaction() login() {}
+  @Post() @UseInterceptors(Probe) create(@Body() _body: unknown) {}
+  @Put(':id') @Versioned(PROBE, 'change') update(@Body() _body: unknown) {}
+  @Post(':id/deactivate') @Versioned(PROBE, 'change') deactivate() {}
+  @Post('versioned') @Versioned(PROBE) @Created(ProbeService, () => '/probes/1', 'Created') createVersioned(@Body() _body: unknown) {}
+  @Post('login') @NoRequestTransaction() login(@Body() _body: unknown) {}
   helper() {}
 }
 @Module({ controllers: [ProbesController] })
@@ -57,6 +59,9 @@ describe('bindRouteInterceptors', () => {
   });
   it('puts the transaction, then the ETag, on a versioned change', () => {
     expect(interceptorsOf(p.update)).toEqual([RequestTransactionInterceptor, ETagInterceptor]);
+  });
+  it('refuses a body first on a mutating route that takes none, then the transaction and the ETag', () => {
+    expect(interceptorsOf(p.deactivate)).toEqual([BodilessInterceptor, RequestTransactionInterceptor, ETagInterceptor]);
   });
   it('puts the Location of a @Created route innermost, after the transaction and the ETag', () => {
     expect(interceptorsOf(p.createVersioned)).toEqual([RequestTransactionInterceptor, ETagInterceptor, LocationInterceptor]);
@@ -85,7 +90,7 @@ describe('every mutating route of the application runs in the request transactio
     await t?.close();
   });
 
-  it('binds RequestTransactionInterceptor first on each POST, PUT, PATCH and DELETE not opted out', () => {
+  it('binds RequestTransactionInterceptor first on each POST, PUT, PATCH and DELETE not opted out (after the refusal of a body where it takes none)', () => {
     const scanner = new MetadataScanner();
     const mutating = new Set([RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE]);
     const routes: string[] = [];
@@ -97,7 +102,7 @@ describe('every mutating route of the application runs in the request transactio
           if (!mutating.has(Reflect.getMetadata(METHOD_METADATA, handler))) continue;
           routes.push(`${controller.name}.${name}`);
           const optedOut = Reflect.getMetadata(NO_REQUEST_TRANSACTION, handler) ?? Reflect.getMetadata(NO_REQUEST_TRANSACTION, controller);
-          const first = interceptorsOf(handler)[0];
+          const first = interceptorsOf(handler).filter((i) => i !== BodilessInterceptor)[0];
           // the route's name in the comparison: a failure says which route
           expect([`${controller.name}.${name}`, optedOut ? first !== RequestTransactionInterceptor : first]).toEqual([
             `${controller.name}.${name}`,

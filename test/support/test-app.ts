@@ -23,8 +23,8 @@ export interface HttpResult<T = any> {
 export interface RequestOptions {
   token?: string;
   body?: unknown;
-  /** raw payload (e.g. malformed JSON); sent as-is with content-type application/json */
-  raw?: string;
+  /** raw payload (e.g. malformed JSON, or bytes that are not UTF-8); sent as-is with content-type application/json */
+  raw?: string | Buffer;
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
   /** the client's socket address (fastify inject's remoteAddress; default 127.0.0.1) */
@@ -96,7 +96,7 @@ export class TestApp {
   ): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let payload: string | undefined;
+    let payload: string | Buffer | undefined;
     if (options.raw !== undefined) {
       payload = options.raw;
       headers['content-type'] ??= 'application/json';

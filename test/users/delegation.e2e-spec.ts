@@ -228,6 +228,29 @@ describe('delegation rule: administrators cannot escalate', () => {
       expect(res.status).toBe(200);
       expect((await t.put(`/api/v1/roles/${other}/permisos`, { permisos: [] }, { token: roleManager.token })).status).toBe(200);
     });
+
+    it('cannot reactivate a role holding a permission it lacks (that would hand it to the role’s holders), and can one it holds', async () => {
+      const strong = await roleWith([USERS_MANAGE, RUBROS]);
+      const holder = await t.createUser(strong);
+      // the holder is deactivated so the role can be, then reactivated while its role is inactive: it holds nothing
+      expect((await t.post(`/api/v1/users/${holder.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.request('DELETE', `/api/v1/roles/${strong}`, { token: admin })).status).toBe(204);
+      expect((await t.post(`/api/v1/users/${holder.id}/reactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.get(`/api/v1/users/${holder.id}/permisos`, { token: admin })).body.efectivos).toEqual([]);
+
+      await expectRefused(roleManager, () => t.post(`/api/v1/roles/${strong}/reactivate`, undefined, { token: roleManager.token }), {
+        required: [USERS_MANAGE, RUBROS],
+        endpoint: '/api/v1/roles/:codigo/reactivate',
+        method: 'POST',
+      });
+      expect((await t.get(`/api/v1/roles/${strong}`, { token: admin })).body.activo).toBe(false);
+      expect((await t.get(`/api/v1/users/${holder.id}/permisos`, { token: admin })).body.efectivos).toEqual([]);
+
+      const own = await roleWith([ROLES_MANAGE]);
+      expect((await t.request('DELETE', `/api/v1/roles/${own}`, { token: admin })).status).toBe(204);
+      expect((await t.post(`/api/v1/roles/${own}/reactivate`, undefined, { token: roleManager.token })).status).toBe(200);
+      expect((await t.post(`/api/v1/roles/${strong}/reactivate`, undefined, { token: admin })).status).toBe(200);
+    });
   });
 
   describe('the self-rules bind the installed admin too; the subset rules never refuse it', () => {
@@ -306,6 +329,37 @@ describe('delegation rule: administrators cannot escalate', () => {
       expectProblem(await t.post(`/api/v1/users/${userManager.id}/deactivate`, undefined, { token: userManager.token }), 409, 'anti_lockout');
       const fields = { nombre: 'Test', apellido: 'x', email: `${userManager.username}@example.test` };
       expectProblem(await t.put(`/api/v1/users/${userManager.id}`, { ...fields, rol: 'admin' }, { token: userManager.token }), 409, 'anti_lockout');
+    });
+
+    it('answers 400, 403 privilegio_insuficiente and 409 anti_lockout before 412: a stale If-Match hides no refusal', async () => {
+      const stale = { 'if-match': '"version-vieja"' };
+      const fields = { nombre: 'Ana', apellido: 'Paz', email: 'ana@example.test' };
+      await expectRefused(
+        userManager,
+        () => t.request('PUT', `/api/v1/users/${adminId}`, { token: userManager.token, body: { ...fields, rol: 'admin' }, headers: stale }),
+        { required: expect.any(Array) as unknown as string[], endpoint: '/api/v1/users/:id', method: 'PUT' },
+      );
+      expectProblem(
+        await t.request('POST', `/api/v1/users/${userManager.id}/deactivate`, { token: userManager.token, headers: stale }),
+        409,
+        'anti_lockout',
+      );
+      expectProblem(
+        await t.request('PUT', `/api/v1/users/${adminId}`, {
+          token: admin,
+          body: { ...fields, rol: 'admin', email: 'no-es-un-email' },
+          headers: stale,
+        }),
+        400,
+        'validacion',
+      );
+      // with nothing else wrong, the stale tag is the answer
+      const weaker = await t.createUser('consulta');
+      expectProblem(
+        await t.request('PUT', `/api/v1/users/${weaker.id}`, { token: userManager.token, body: { ...fields, rol: 'consulta' }, headers: stale }),
+        412,
+        'version_obsoleta',
+      );
     });
 
     it('answers 403 permiso_denegado, not privilegio_insuficiente, to a caller without the route permission', async () => {

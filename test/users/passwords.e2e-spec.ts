@@ -77,6 +77,21 @@ describe('user passwords', () => {
       expect((await t.post('/api/v1/auth/login', { username: user.username, password: user.password })).status).toBe(200);
     });
 
+    it('rejects a current password over 72 bytes with 400 validacion: bcrypt would compare only its first 72', async () => {
+      const password = `Clave-segura-${'x'.repeat(59)}`; // exactly 72 bytes
+      const user = await t.createUser('cajero', { password });
+      const res = await t.put(
+        '/api/v1/users/me/password',
+        { currentPassword: `${password}-y-algo-más`, newPassword: 'Segunda-clave-2' },
+        { token: user.token },
+      );
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toEqual([
+        { field: 'currentPassword', code: 'maxBytes', message: 'currentPassword debe ocupar como máximo 72 bytes en UTF-8' },
+      ]);
+      expect((await t.post('/api/v1/auth/login', { username: user.username, password })).status).toBe(200);
+    });
+
     it('rejects a new password the policy refuses with 400 password_debil', async () => {
       const user = await newUser();
       for (const newPassword of ['Corta-1', 'solominusculas', user.username, `${'ñ'.repeat(35)}Ab1` /* 73 bytes */, user.password]) {

@@ -13,8 +13,12 @@ export interface RequestStore extends ClsStore {
   /** the `sub` claim of a verified access token, as a positive integer */
   actorUserId?: number;
   actorUsername?: string;
-  /** the row version an `If-Match` header was checked against (common/versioning) */
-  ifMatchVersion?: { table: string; version: number };
+  /**
+   * The row version an `If-Match` header was checked against, and whether it named another
+   * representation (`stale`: the change answers 412 at its write); cleared once the change's write
+   * compared it (common/versioning)
+   */
+  ifMatchVersion?: { table: string; version: number; stale: boolean };
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -5,7 +5,7 @@ import { ToInt } from '../validation/transforms.js';
 
 /** `page` (1-based, default 1) and `pageSize` (1..100, default 20); out of range is 400. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: 1_000_000, default: 1 })
   @IsOptional()
   @ToInt()
   @IsInt()

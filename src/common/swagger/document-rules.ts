@@ -8,9 +8,18 @@ type ReferenceObject = { $ref: string };
 
 /**
  * What the decorators cannot say, applied once over the generated document: the response headers
- * every operation shares, `security: []` on public operations, and the tag catalog. Kept out of the controllers so each rule lives in
- * one place and a new operation gets it without a decorator.
+ * every operation shares, `security: []` on public operations, the 413 and 415 answers of every
+ * operation that takes a body, integer types, and the tag catalog. Kept out of the controllers so
+ * each rule lives in one place and a new operation gets it without a decorator.
  */
+
+/**
+ * The JSON numbers of the API that are not integers: money and rates (stored as exact decimals).
+ * Every other number — ids, codes, counts, levels, pages — is an integer, and the document says
+ * so (`@ApiProperty()` on a `number` says only `number`). The e2e test of the document checks
+ * this list against the entities' decimal columns.
+ */
+export const DECIMAL_FIELDS: ReadonlySet<string> = new Set(['monto', 'porcentaje', 'alicuota']);
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
@@ -61,13 +70,102 @@ function addHeader(response: ResponseObject, name: string): void {
   response.headers = { ...response.headers, [name]: ref(name) };
 }
 
+/** `type: number` → `integer` on every schema property and parameter not named in DECIMAL_FIELDS. */
+function declareIntegers(doc: OpenAPIObject): void {
+  const visit = (schema: unknown, name: string | undefined): void => {
+    if (!schema || typeof schema !== 'object') return;
+    const s = schema as { type?: string; properties?: Record<string, unknown>; items?: unknown };
+    if (s.type === 'number' && name !== undefined && !DECIMAL_FIELDS.has(name)) s.type = 'integer';
+    for (const [property, child] of Object.entries(s.properties ?? {})) visit(child, property);
+    visit(s.items, name);
+  };
+  for (const schema of Object.values(doc.components?.schemas ?? {})) {
+    if (!('$ref' in schema)) for (const [property, child] of Object.entries(schema.properties ?? {})) visit(child, property);
+  }
+  for (const op of operations(doc)) {
+    for (const parameter of op.parameters ?? []) if (!('$ref' in parameter)) visit(parameter.schema, parameter.name);
+  }
+}
+
+/** The refusals of a body the service does not read, answered before any validation. */
+const BODY_REFUSALS = [
+  {
+    status: 413,
+    name: 'PayloadTooLarge',
+    code: 'payload_demasiado_grande',
+    description: 'The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`).',
+    detail: 'El cuerpo de la solicitud supera el tamaño máximo',
+  },
+  {
+    status: 415,
+    name: 'UnsupportedMediaType',
+    code: 'tipo_de_contenido_no_soportado',
+    description: 'The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`).',
+    detail: 'Tipo de contenido no soportado; use application/json',
+  },
+] as const;
+
+/** components.responses of the body refusals, in both error shapes (`Fiscal…` for `{error, message}`). */
+function bodyRefusalResponses(): Record<string, ResponseObject> {
+  const headers = { 'X-Correlation-Id': ref('X-Correlation-Id') };
+  return Object.fromEntries(
+    BODY_REFUSALS.flatMap((r) => [
+      [
+        r.name,
+        {
+          description: r.description,
+          headers,
+          content: {
+            'application/problem+json': {
+              schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
+              example: {
+                type: 'about:blank',
+                title: STATUS_TITLES[r.status],
+                status: r.status,
+                detail: r.detail,
+                instance: '/api/v1/…',
+                code: r.code,
+                correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+              },
+            },
+          },
+        },
+      ],
+      [
+        `Fiscal${r.name}`,
+        {
+          description: r.description,
+          headers,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } } },
+        },
+      ],
+    ]),
+  );
+}
+
+const STATUS_TITLES: Record<number, string> = { 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
+
+/** 413 and 415 on every operation that takes a body, in the error shape of its other answers. */
+function declareBodyRefusals(op: OperationObject): void {
+  if (!op.requestBody) return;
+  const template = op.responses['400'];
+  const fiscal = !!template && !('$ref' in template) && !template.content?.['application/problem+json'];
+  for (const r of BODY_REFUSALS) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${fiscal ? 'Fiscal' : ''}${r.name}` };
+}
+
 export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
-  doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...SHARED_HEADERS } };
+  doc.components = {
+    ...doc.components,
+    headers: { ...doc.components?.headers, ...SHARED_HEADERS },
+    responses: { ...doc.components?.responses, ...bodyRefusalResponses() },
+  };
+  declareIntegers(doc);
   const used = new Set<string>();
   for (const op of operations(doc)) {
     // No global security requirement exists, so an operation without one is public (@Public):
     // say so explicitly instead of leaving readers and linters to guess.
     if (!op.security) op.security = [];
+    declareBodyRefusals(op);
     for (const tag of op.tags ?? []) used.add(tag);
     for (const [status, response] of Object.entries(op.responses)) {
       if (!response || '$ref' in response) continue;

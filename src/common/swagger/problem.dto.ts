@@ -14,7 +14,7 @@ export class FieldErrorDto {
     description: `The rule that failed: the validator's constraint name (\`isInt\`, \`matches\`, \`whitelistValidation\` for an unknown property…) or \`${DEFAULT_FIELD_ERROR_CODE}\`.`,
   })
   code!: string;
-  @ApiProperty({ example: 'codigo must match /^[A-Z0-9_]{1,20}$/' }) message!: string;
+  @ApiProperty({ example: 'codigo no tiene el formato esperado' }) message!: string;
 }
 
 /** RFC 9457 problem document: every error outside the fiscal routes. */
@@ -74,7 +74,7 @@ function problemExample(status: number, description: string): Record<string, unk
     instance: '/api/v1/…',
     code,
     correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
-    ...(status === 400 ? { errors: [{ field: 'codigo', code: 'matches', message: 'codigo must match /^[A-Z0-9_]{1,20}$/' }] } : {}),
+    ...(status === 400 ? { errors: [{ field: 'codigo', code: 'matches', message: 'codigo no tiene el formato esperado' }] } : {}),
   };
 }
 

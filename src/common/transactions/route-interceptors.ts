@@ -1,6 +1,8 @@
 import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner } from '@nestjs/core';
+import { BodilessInterceptor } from '../http/bodiless.interceptor.js';
 import { CREATED_LOCATION } from '../http/created.decorator.js';
 import { LocationInterceptor } from '../http/location.interceptor.js';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
@@ -15,11 +17,13 @@ const bound = new WeakSet<object>();
 
 /**
  * Binds the per-request interceptors to the routes they act on, before Nest scans the modules:
- * RequestTransactionInterceptor on every mutating route (POST, PUT, PATCH, DELETE) not marked
- * @NoRequestTransaction, then ETagInterceptor on every mutating @Versioned route, then
- * LocationInterceptor on every @Created route — in that order and ahead of a route's own
- * interceptors, so the If-Match check and the route's work run inside the request's transaction,
- * and a create's `Location` is set from its answer before the answer's ETag. A @Versioned read
+ * BodilessInterceptor on every mutating route (POST, PUT, PATCH, DELETE) that takes no `@Body()`,
+ * then RequestTransactionInterceptor on every mutating route not marked @NoRequestTransaction, then
+ * ETagInterceptor on every mutating @Versioned route, then LocationInterceptor on every @Created
+ * route — in that order and ahead of a route's own interceptors, so a body sent to an operation
+ * that takes none is refused before any work, the If-Match check and the route's work run inside
+ * the request's transaction, and a create's `Location` is set from its answer before the answer's
+ * ETag. A @Versioned read
  * gets no interceptor: its route config carries the metadata, and createApp's preSerialization
  * hook (ETagInterceptor.tagRead) tags its answer. Bound per route instead of globally: a global
  * interceptor puts Nest's rxjs pipeline on every request, reads included, where these have nothing
@@ -45,6 +49,7 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       // a versioned read runs no transaction: its answer is tagged as it is serialized
       if (versioned && !MUTATING.has(method)) markVersionedRead(handler, versioned);
       const own = [
+        ...(MUTATING.has(method) && !takesBody(controller, name) ? [BodilessInterceptor] : []),
         ...(transactional ? [RequestTransactionInterceptor] : []),
         ...(versioned && MUTATING.has(method) ? [ETagInterceptor] : []),
         ...(Reflect.getMetadata(CREATED_LOCATION, handler) ? [LocationInterceptor] : []),
@@ -54,6 +59,12 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       Reflect.defineMetadata(INTERCEPTORS_METADATA, [...own, ...declared], handler);
     }
   }
+}
+
+/** Whether the handler has a `@Body()` parameter (Nest keys its route arguments `<type>:<index>`). */
+function takesBody(controller: Type, name: string): boolean {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as Record<string, unknown> | undefined) ?? {};
+  return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
 }
 
 /** Puts a versioned read's metadata in its fastify route config, where ETagInterceptor.tagRead finds it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonShapeProblem, MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, MAX_JSON_PROPERTIES } from './json-body.js';
+import { inexactNumber, jsonShapeProblem, MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, MAX_JSON_PROPERTIES } from './json-body.js';
 
 const object = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])));
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -28,5 +28,32 @@ describe('jsonShapeProblem (read from the text before parsing)', () => {
   it('counts the items of each array on its own level, not those of nested arrays', () => {
     const rows = JSON.stringify(Array.from({ length: 10 }, () => Array.from({ length: 900 }, () => 0)));
     expect(jsonShapeProblem(rows)).toBeUndefined();
+  });
+});
+
+describe('inexactNumber (a number parsing would change)', () => {
+  it('refuses digits a double cannot hold, naming the field and the number as sent', () => {
+    expect(inexactNumber('{"porcentaje":21.000000000000001}')).toEqual({
+      field: 'porcentaje',
+      code: 'exactNumber',
+      message: 'porcentaje: el número 21.000000000000001 tiene más cifras de las que se pueden recibir con exactitud',
+    });
+    expect(inexactNumber('{"alicuota":99.999999999999999}')?.field).toBe('alicuota');
+    expect(inexactNumber('{"monto":1.10000000000000001}')?.field).toBe('monto');
+    expect(inexactNumber('{"id":9007199254740993}')?.field).toBe('id');
+    expect(inexactNumber('{"x":1e999}')?.field).toBe('x');
+    expect(inexactNumber('[1, 2.0000000000000001]')?.field).toBe('body');
+  });
+
+  it('accepts every number that arrives as written, however it is spelled', () => {
+    for (const text of [
+      '{"a":21,"b":21.10,"c":0.30000000000000004,"d":1e3,"e":1.5E-7,"f":-0,"g":9007199254740992,"h":123456789012345.6}',
+      '{"a":100.0000,"b":2.1e1,"c":0.000000000000000000001}',
+      JSON.stringify({ values: [Math.PI, Number.MAX_SAFE_INTEGER, 1 / 3, -2.5e-300] }),
+      '{"digits in a string":"12345678901234567890"}',
+      '{"not json',
+    ]) {
+      expect(inexactNumber(text)).toBeUndefined();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type FieldError, ValidationFailedError } from '../errors/domain-error.js';
+import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
 
 /** Bodies of the sign-in routes (`/api/v1/auth/*`): small and reachable without a token. */
 export const AUTH_BODY_LIMIT_BYTES = 16 * 1024;
@@ -82,20 +82,90 @@ export function limitAuthBodies(fastify: FastifyInstance): void {
   });
 }
 
+/**
+ * The first number of a JSON text that parsing would change: one with more digits than a double
+ * holds (`21.000000000000001` would arrive as 21, `9007199254740993` as …992, `1e999` as Infinity),
+ * so that no rule ever validates — and nothing ever stores — a value other than the one sent.
+ * Undefined when every number arrives as written. A number of at most 15 significant digits
+ * always does: only a text with a longer run of digits, or an exponent, is parsed to look (its
+ * source text, through JSON.parse's reviver); a text that is not JSON yields nothing here.
+ */
+export function inexactNumber(text: string): FieldError | undefined {
+  if (!MAYBE_INEXACT.test(text)) return undefined;
+  let found: FieldError | undefined;
+  try {
+    JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+      const source = context?.source;
+      if (!found && typeof value === 'number' && source !== undefined && canonicalNumber(source) !== canonicalNumber(String(value))) {
+        const field = key === '' || /^\d+$/.test(key) ? 'body' : key;
+        const shown = source.length > 40 ? `${source.slice(0, 40)}…` : source;
+        found = { field, code: 'exactNumber', message: `${field}: el número ${shown} tiene más cifras de las que se pueden recibir con exactitud` };
+      }
+      return value;
+    });
+  } catch {
+    return undefined; // malformed: the parser refuses it afterwards
+  }
+  return found;
+}
+
+/** 16 digits in a row (a decimal point allowed among them), or an exponent. */
+const MAYBE_INEXACT = /\d(?:\.?\d){15}|\d[eE]/;
+
+/** A decimal numeral as `<sign><digits without leading or trailing zeros>e<exponent>`; the text itself if it is not one. */
+function canonicalNumber(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return text;
+  const fraction = m[3] ?? '';
+  let digits = `${m[2]}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  let exponent = Number(m[4] ?? 0) - fraction.length;
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  return `${m[1]}${digits}e${exponent}`;
+}
+
+/** JSON is UTF-8: another charset named in the Content-Type is an unsupported type, not a body to guess at. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function replaceJsonParser(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   if (fastify.hasContentTypeParser('application/json')) fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new DomainError('tipo_de_contenido_no_soportado', 'El cuerpo JSON se envía en UTF-8: charset no soportado'), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      // invalid UTF-8 is refused, never stored as U+FFFD
+      text = typeof body === 'string' ? body : utf8.decode(body);
+    } catch {
+      done(
+        new ValidationFailedError(
+          [{ field: 'body', code: 'utf8', message: 'el cuerpo no es UTF-8 válido' }],
+          'El cuerpo de la solicitud no es UTF-8 válido',
+        ),
+        undefined,
+      );
+      return;
+    }
     // fetch wrappers send `Content-Type: application/json` on bodiless requests too (deactivate,
     // logout, DELETE): an empty body with that type is no body, not malformed JSON
     if (text.length === 0) {
       done(null, undefined);
       return;
     }
-    const problem = jsonShapeProblem(text);
+    const problem = jsonShapeProblem(text) ?? inexactNumber(text);
     if (problem) {
-      done(new ValidationFailedError([problem], 'El cuerpo de la solicitud excede los límites de forma'), undefined);
+      const message =
+        problem.code === 'exactNumber'
+          ? 'Un número del cuerpo no se puede recibir con exactitud'
+          : 'El cuerpo de la solicitud excede los límites de forma';
+      done(new ValidationFailedError([problem], message), undefined);
       return;
     }
     // Fastify's default JSON parser is synchronous and answers through `done`; its declared type is

@@ -1,11 +1,32 @@
 import { describe, expect, it } from '@jest/globals';
-import { IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MaxBytes } from './max-bytes.js';
 import { ValidationFailedError } from '../errors/domain-error.js';
 import { createValidationPipe } from './validation.js';
 
 class NombreDto {
   @IsString()
   nombre!: string;
+}
+
+class RulesDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(50)
+  username!: string;
+
+  @IsString()
+  @MaxBytes(72)
+  password!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pageSize!: number;
+
+  @IsArray()
+  @ArrayMaxSize(10)
+  granted!: string[];
 }
 
 /** The application's one validation pipe: what it passes through, converts and refuses. */
@@ -23,6 +44,28 @@ describe('createValidationPipe', () => {
   it('still refuses NUL characters in a body or query typed as a plain object', async () => {
     await expect(pipe.transform({ nombre: 'a\u0000b' }, { type: 'body', metatype: Object })).rejects.toBeInstanceOf(ValidationFailedError);
     await expect(pipe.transform({ q: 'a\u0000' }, { type: 'query', metatype: undefined })).rejects.toBeInstanceOf(ValidationFailedError);
+  });
+
+  it('reports the rule a value broke: a missing or mistyped value its type, not the sizes it was never measured against', async () => {
+    const refusal = (await pipe
+      .transform({ password: 12, pageSize: 'abc', granted: 'x' }, { type: 'body', metatype: RulesDto })
+      .catch((err: unknown) => err)) as ValidationFailedError;
+    expect(refusal).toBeInstanceOf(ValidationFailedError);
+    expect(refusal.errors!.map((e) => `${e.field}:${e.code}`).sort()).toEqual([
+      'granted:isArray',
+      'pageSize:isInt',
+      'password:isString',
+      'username:isNotEmpty',
+      'username:isString',
+    ]);
+    const tooLong = (await pipe
+      .transform({ username: 'u'.repeat(51), password: 'ñ'.repeat(37), pageSize: 0, granted: [] }, { type: 'body', metatype: RulesDto })
+      .catch((err: unknown) => err)) as ValidationFailedError;
+    expect(tooLong.errors).toEqual([
+      { field: 'username', code: 'maxLength', message: 'username debe tener como máximo 50 caracteres' },
+      { field: 'password', code: 'maxBytes', message: 'password debe ocupar como máximo 72 bytes en UTF-8' },
+      { field: 'pageSize', code: 'min', message: 'pageSize no puede ser menor que 1' },
+    ]);
   });
 
   it('validates a DTO class: unknown fields and wrong types are 400, a valid body becomes an instance', async () => {

@@ -9,10 +9,20 @@ const IMMUTABLE = 'campo_inmutable';
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const own = Object.entries(e.constraints ?? {}).map(([code, message]) => ({ field, code, message: fieldMessage(code, message) }));
+    const failed = Object.entries(e.constraints ?? {});
+    // a value of the wrong type (or none) breaks its type rule; its size or range is not measured
+    const wrongType = failed.some(([code]) => TYPE_RULES.has(code));
+    const own = failed
+      .filter(([code]) => !(wrongType && MEASURE_RULES.has(code)))
+      .map(([code, message]) => ({ field, code, message: fieldMessage(code, message) }));
     return [...own, ...toFieldErrors(e.children ?? [], field)];
   });
 }
+
+/** Rules about a value's presence or type. */
+const TYPE_RULES = new Set(['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
+/** Rules that measure a value of the right type: not reported beside a broken type rule. */
+const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative']);
 
 function hasImmutableViolation(errors: ValidationError[]): string | undefined {
   for (const e of errors) {

@@ -27,12 +27,16 @@ export const VERSIONED_READ = 'versionedRead';
  * - On a create or a change (a mutating route) it is an interceptor, registered after
  *   RequestTransactionInterceptor, so it reads inside the request's transaction. Before a change
  *   that carries `If-Match`: reads the row's `version` first and then the current representation
- *   (the same read the GET answers); a tag other than theirs is 412 before the handler runs, so
- *   nothing changes and nothing is audited. A match records the version in the request context,
- *   and the change's UPDATE compares it in its WHERE (VersionedWrites): a change committed in
- *   between — another request holding the same ETag — makes that UPDATE match no row, 412, and the
- *   transaction rolls back. Reading the version before the representation keeps this sound: a
- *   representation newer than the version read yields a tag nobody holds.
+ *   (the same read the GET answers), and records in the request context the version and whether
+ *   the tag was theirs. The 412 comes at the write (VersionedWrites), so the operation's own
+ *   refusals come first — a refused escalation is a 403 recorded as such whatever its If-Match —
+ *   and the change's UPDATE compares the version in its WHERE: a change committed in between —
+ *   another request holding the same ETag — makes that UPDATE match no row, 412, and the
+ *   transaction rolls back, so nothing changes and nothing is audited. A handler that ends without
+ *   writing (an idempotent deactivate of a row already inactive) is settled after it: 412 unless
+ *   the tag was theirs and the row still has that version, so of two concurrent changes holding
+ *   one ETag exactly one succeeds. Reading the version before the representation keeps this sound:
+ *   a representation newer than the version read yields a tag nobody holds.
  * - On a single-resource read (a GET, which runs no transaction) it is a fastify preSerialization
  *   hook (`tagRead`, registered by createApp), so the read runs none of Nest's rxjs interceptor
  *   pipeline, which cost a quarter of the bytes the hot read allocated.
@@ -65,6 +69,7 @@ export class ETagInterceptor implements NestInterceptor {
     if (meta.kind === 'change' && pathKey !== undefined) {
       return from(this.checkPrecondition(resource, pathKey, request)).pipe(
         switchMap(() => next.handle()),
+        mergeMap((body) => this.settlePrecondition(resource, pathKey).then(() => body)),
         mergeMap(answer),
       );
     }
@@ -115,8 +120,18 @@ export class ETagInterceptor implements NestInterceptor {
     // a missing resource is the handler's 404; `*` asks only that it exist
     if (version === undefined || ifMatch.any) return;
     const current = etagOf(version, await this.read(resource, key));
-    if (!ifMatch.tags.includes(current)) throw new VersionConflictError();
-    this.cls.set('ifMatchVersion', { table: resource.table, version });
+    this.cls.set('ifMatchVersion', { table: resource.table, version, stale: !ifMatch.tags.includes(current) });
+  }
+
+  /**
+   * After a change's handler: an If-Match no write compared (the handler changed nothing) still
+   * answers 412 when it named another representation or the row's version moved since the check.
+   */
+  private async settlePrecondition(resource: VersionedResource, key: unknown): Promise<void> {
+    const expected = this.cls.get('ifMatchVersion');
+    if (!expected) return;
+    this.cls.set('ifMatchVersion', undefined);
+    if (expected.stale || (await this.version(resource, key)) !== expected.version) throw new VersionConflictError();
   }
 
   private async version(resource: VersionedResource, key: unknown): Promise<number | undefined> {

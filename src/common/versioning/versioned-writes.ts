@@ -11,9 +11,12 @@ import { VersionConflictError } from './etag.interceptor.js';
  * The write half of If-Match. Every change of a versioned resource's row goes through `update`:
  * `UPDATE … SET <changes>, version = version + 1 WHERE <key> [AND version = <the version the
  * request's If-Match matched>]` (the entity's `@VersionColumn` makes TypeORM add the increment).
- * When the request carried a matching If-Match and the row no longer has that version — another
- * change committed since the check — no row matches and the request fails with 412
- * `version_obsoleta`, rolling back its transaction: the check and the write are one statement.
+ * The 412 `version_obsoleta` of a change happens here, after the operation's own refusals (400,
+ * 404, 403, 409): when the request's If-Match named another representation, or when the row no
+ * longer has the version it matched — another change committed since the check — so no row
+ * matches; either way the request's transaction rolls back. The check and the write are one
+ * statement. A change that ends without writing (an idempotent repeat) is settled by
+ * ETagInterceptor after its handler.
  */
 @Injectable()
 export class VersionedWrites {
@@ -33,6 +36,7 @@ export class VersionedWrites {
       await tx.update(entity, where, changes);
       return;
     }
+    if (expected.stale) throw new VersionConflictError();
     const result = await tx.update(entity, { ...where, version: expected.version } as FindOptionsWhere<E>, changes);
     if (!result.affected) throw new VersionConflictError();
     // matched once: a second write of the same row in this request builds on the first

@@ -35,10 +35,11 @@ export interface VersionedMetadata {
  * documentation (the interceptor is common/versioning/etag.interceptor.ts):
  * - on a single-resource read or a create (`@Versioned(R)`): the answer carries the strong `ETag`
  *   of its body and row version;
- * - on a change of an existing resource (`@Versioned(R, 'change')`): `If-Match` is checked against
- *   the current ETag before the handler runs (412 `version_obsoleta` on a mismatch, nothing
- *   changed), the row version it matched is compared again in the change's UPDATE
- *   (VersionedWrites), and the answer carries the new `ETag`.
+ * - on a change of an existing resource (`@Versioned(R, 'change')`): `If-Match` is compared with
+ *   the current ETag before the handler runs, and a mismatch answers 412 `version_obsoleta` at the
+ *   change's write, after the operation's own refusals, with nothing changed; the row version it
+ *   matched is compared again in the change's UPDATE (VersionedWrites), and the answer carries the
+ *   new `ETag`.
  * The document declares the `ETag` response header, the `If-Match` parameter and the 412 answer.
  */
 export function Versioned(resource: VersionedResource, kind: 'read' | 'change' = 'read'): MethodDecorator {

@@ -16,6 +16,7 @@ import {
   type VersionedTable,
   type VersioningState,
   type PoolUsage,
+  ceilInstant,
 } from './sql-dialect.js';
 
 function errorNumber(err: unknown): number | undefined {
@@ -242,7 +243,7 @@ export class MssqlDialect implements SqlDialect {
     if (q.action !== undefined) where.push(`e.action = ${param(new MssqlParameter(q.action, 'nvarchar', 64))}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(new MssqlParameter(q.targetType, 'nvarchar', 64))}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(new MssqlParameter(q.targetId, 'nvarchar', 128))}`);
-    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(q.from))}`);
+    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(ceilInstant(q.from, 7)))}`);
     if (q.to !== undefined) where.push(`e.occurred_at <= ${param(datetime2(q.to))}`);
     if (q.after) {
       const t = param(datetime2(q.after.t));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PostgresDialect } from './postgres.dialect.js';
+import { ceilInstant } from './sql-dialect.js';
 import { FULL_AUDIT_PAGE_QUERY } from './audit-page-query.fixture.js';
 
 const dialect = new PostgresDialect();
@@ -71,5 +72,14 @@ describe('PostgresDialect read replica', () => {
       (new PostgresDialect().dataSourceOptions({ ...settings, ...o }) as unknown as { extra: { options: string } }).extra.options;
     expect(options({ readOnly: true, role: 'medios_app' })).toBe('-c TimeZone=UTC -c role=medios_app -c default_transaction_read_only=on');
     expect(options({})).toBe('-c TimeZone=UTC');
+  });
+});
+
+describe('ceilInstant (an inclusive lower bound at the engine precision)', () => {
+  it('keeps an instant with no finer digits and raises one with finer digits, carrying into the seconds', () => {
+    expect(ceilInstant('2026-11-24T02:12:36.756000000Z', 6)).toBe('2026-11-24T02:12:36.756000000Z');
+    expect(ceilInstant('2026-11-24T02:12:36.756000900Z', 6)).toBe('2026-11-24T02:12:36.756001000Z');
+    expect(ceilInstant('2026-11-24T02:12:36.756000010Z', 7)).toBe('2026-11-24T02:12:36.756000100Z');
+    expect(ceilInstant('2026-12-31T23:59:59.999999500Z', 6)).toBe('2027-01-01T00:00:00.000000000Z');
   });
 });

@@ -15,6 +15,7 @@ import {
   type VersionedTable,
   type VersioningState,
   type PoolUsage,
+  ceilInstant,
 } from './sql-dialect.js';
 
 const CONNECTION_ERROR_CODES = new Set([
@@ -174,7 +175,7 @@ export class PostgresDialect implements SqlDialect {
     if (q.action !== undefined) where.push(`e.action = ${param(q.action)}`);
     if (q.targetType !== undefined) where.push(`e.target_type = ${param(q.targetType)}`);
     if (q.targetId !== undefined) where.push(`e.target_id = ${param(q.targetId)}`);
-    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(q.from))}::timestamptz`);
+    if (q.from !== undefined) where.push(`e.occurred_at >= ${param(pgInstant(ceilInstant(q.from, 6)))}::timestamptz`);
     if (q.to !== undefined) where.push(`e.occurred_at <= ${param(pgInstant(q.to))}::timestamptz`);
     if (q.after) {
       const t = param(pgInstant(q.after.t));

@@ -273,3 +273,20 @@ export function assertIdentifier(name: string): string {
   if (!IDENTIFIER.test(name)) throw new Error(`not a plain SQL identifier: ${name}`);
   return name;
 }
+
+/**
+ * A canonical instant raised to the next multiple of 10^-digits s when it has finer digits
+ * (`…36.7560009Z` at 6 digits is `…36.756001000Z`): the inclusive lower bound an engine of that
+ * precision compares, which must not admit an earlier instant, as cutting the digits would.
+ */
+export function ceilInstant(instant: string, digits: number): string {
+  const fraction = instant.slice(20, 29);
+  if (/^0*$/.test(fraction.slice(digits))) return instant;
+  const kept = BigInt(fraction.slice(0, digits)) + 1n;
+  const unit = 10n ** BigInt(digits);
+  const seconds = new Date(`${instant.slice(0, 19)}Z`);
+  if (kept === unit) seconds.setUTCSeconds(seconds.getUTCSeconds() + 1);
+  return `${seconds.toISOString().slice(0, 19)}.${String(kept % unit)
+    .padStart(digits, '0')
+    .padEnd(9, '0')}Z`;
+}

@@ -16,7 +16,12 @@ const PORCENTAJE_DOC = {
 };
 
 export class CreateTipoIvaDto {
-  @ApiProperty({ example: 5, minimum: 1, description: 'AFIP code of the VAT type, a positive integer; unique and immutable.' })
+  @ApiProperty({
+    example: 5,
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'AFIP code of the VAT type, a positive integer; unique and immutable.',
+  })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)

@@ -6,6 +6,7 @@ import { type Page, PageOf } from '../../common/pagination/page.js';
 import { ApiErrors } from '../../common/swagger/problem.dto.js';
 import {
   CreatePuntoDeVentaDto,
+  MedioPuntosDeVentaQueryDto,
   PuntoDeVentaDto,
   PuntoDeVentaLookupDto,
   PuntosDeVentaQueryDto,
@@ -127,11 +128,12 @@ export class PuntosDeVentaController {
   @ApiOperation({
     operationId: 'listMedioPuntosDeVenta',
     summary: 'Points of sale of a medio',
-    description: 'Every point of sale of the medio (active or not), ordered by numeroAFIP; 404 when the medio does not exist.',
+    description:
+      'The points of sale of the medio, ordered by numeroAFIP: active and inactive alike unless `activo` is given; 404 when the medio does not exist. An unknown query parameter is 400.',
   })
   @ApiOkResponse({ type: [PuntoDeVentaDto] })
   @ApiErrors(400, [404, 'The medio does not exist (`no_encontrado`).'])
-  listOfMedio(@PathId('medioId') medioId: number): Promise<PuntoDeVentaDto[]> {
-    return this.puntos.listOfMedio(medioId);
+  listOfMedio(@PathId('medioId') medioId: number, @Query() query: MedioPuntosDeVentaQueryDto): Promise<PuntoDeVentaDto[]> {
+    return this.puntos.listOfMedio(medioId, query);
   }
 }

@@ -13,6 +13,7 @@ import { MediosService } from '../medios.service.js';
 import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import {
   type CreatePuntoDeVentaDto,
+  type MedioPuntosDeVentaQueryDto,
   PuntoDeVentaDto,
   type PuntoDeVentaLookupDto,
   PUNTO_DE_VENTA_SORT_FIELDS,
@@ -68,9 +69,10 @@ export class PuntosDeVentaService {
     return { items: rows.map((r) => PuntoDeVentaDto.of(r)), total, page, pageSize };
   }
 
-  async listOfMedio(medioId: number): Promise<PuntoDeVentaDto[]> {
+  async listOfMedio(medioId: number, query: MedioPuntosDeVentaQueryDto = {}): Promise<PuntoDeVentaDto[]> {
     await this.medios.requireExisting(medioId);
-    const rows = await this.txHost.tx.find(PuntoDeVentaEntity, { where: { medioId }, order: { numeroAFIP: 'ASC' } });
+    const where = query.activo === undefined ? { medioId } : { medioId, activo: query.activo };
+    const rows = await this.txHost.tx.find(PuntoDeVentaEntity, { where, order: { numeroAFIP: 'ASC' } });
     return rows.map((r) => PuntoDeVentaDto.of(r));
   }
 

@@ -1,10 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString } from 'class-validator';
+import { MAX_PASSWORD_BYTES } from '../../auth/password-hasher.js';
+import { MaxBytes } from '../../common/validation/max-bytes.js';
 
 export class ChangeOwnPasswordDto {
-  @ApiProperty({ format: 'password', description: 'The current password (400 `password_actual_incorrecto` when wrong).' })
+  @ApiProperty({
+    format: 'password',
+    description:
+      'The current password (400 `password_actual_incorrecto` when wrong); at most 72 bytes (UTF-8), never truncated (else 400 `validacion`).',
+  })
   @IsString()
   @IsNotEmpty()
+  @MaxBytes(MAX_PASSWORD_BYTES)
   currentPassword!: string;
 
   @ApiProperty({

@@ -54,6 +54,12 @@ export class PuntosDeVentaQueryDto extends PageQueryDto {
   activo?: boolean;
 }
 
+/** GET /api/v1/admin/medios/{medioId}/puntos-de-venta: the whole list of one medio, optionally filtered. */
+export class MedioPuntosDeVentaQueryDto {
+  @ActivoFilter('points of sale')
+  activo?: boolean;
+}
+
 export class PuntoDeVentaLookupDto {
   @ApiProperty({ example: 1 })
   @ToInt()
