@@ -36,7 +36,7 @@ describe('inexactNumber (a number parsing would change)', () => {
     expect(inexactNumber('{"porcentaje":21.000000000000001}')).toEqual({
       field: 'porcentaje',
       code: 'exactNumber',
-      message: 'porcentaje: el número 21.000000000000001 tiene más cifras de las que se pueden recibir con exactitud',
+      message: 'porcentaje tiene más cifras de las que se pueden recibir con exactitud: 21.000000000000001',
     });
     expect(inexactNumber('{"alicuota":99.999999999999999}')?.field).toBe('alicuota');
     expect(inexactNumber('{"monto":1.10000000000000001}')?.field).toBe('monto');

@@ -99,7 +99,7 @@ export function inexactNumber(text: string): FieldError | undefined {
       if (!found && typeof value === 'number' && source !== undefined && canonicalNumber(source) !== canonicalNumber(String(value))) {
         const field = key === '' || /^\d+$/.test(key) ? 'body' : key;
         const shown = source.length > 40 ? `${source.slice(0, 40)}…` : source;
-        found = { field, code: 'exactNumber', message: `${field}: el número ${shown} tiene más cifras de las que se pueden recibir con exactitud` };
+        found = { field, code: 'exactNumber', message: `${field} tiene más cifras de las que se pueden recibir con exactitud: ${shown}` };
       }
       return value;
     });
