@@ -1539,7 +1539,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a user
-         * @description Idempotent: reactivating an active user answers 200 and writes no event. Audited as `usuario.reactivate`. Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
+         * @description Idempotent: reactivating an active user answers 200 and writes no event. Refused with 409 `rol_inactivo` while the user's role is inactive (reactivate the role, or give the user an active role, first). Audited as `usuario.reactivate`. Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
          *
          *     Required permission: `administracion:usuarios:gestionar`.
          */
@@ -1708,6 +1708,7 @@ export interface components {
             /** @example 1234 */
             id: number;
             /**
+             * Format: date-time
              * @description UTC, microsecond precision
              * @example 2025-03-01T12:00:00.123456Z
              */
@@ -1737,7 +1738,7 @@ export interface components {
             /** @example 42 */
             targetId: string;
             /**
-             * @description Sanitized JSON: `{after}` for creates, `{before, after}` for updates…
+             * @description Sanitized JSON: `{after}` for creates, `{before, after}` for updates…; null when the event has none.
              * @example {
              *       "before": {
              *         "nombre": "Ana"
@@ -1891,7 +1892,11 @@ export interface components {
             nombre: string;
             /** @example Pérez */
             apellido: string;
-            /** @example juan.perez@example.com */
+            /**
+             * Format: email
+             * @description An e-mail address (a local part of at most 64 characters; a domain without a TLD, e.g. admin@localhost, is accepted).
+             * @example juan.perez@example.com
+             */
             email: string;
             /**
              * @description Code of an existing active role (else 400).
@@ -1914,7 +1919,7 @@ export interface components {
          * @description Stable machine code; the list is closed.
          * @enum {string}
          */
-        ErrorCode: "validacion" | "campo_inmutable" | "password_actual_incorrecto" | "password_debil" | "no_autenticado" | "credenciales_invalidas" | "refresh_invalido" | "permiso_denegado" | "privilegio_insuficiente" | "no_encontrado" | "sin_precio_vigente" | "metodo_no_permitido" | "duplicado" | "rol_en_uso" | "medio_inactivo" | "anti_lockout" | "rubro_con_avisos" | "rubro_con_hijos_activos" | "rubro_con_productos_activos" | "rubro_inactivo" | "profundidad_maxima" | "movimiento_invalido" | "tipo_producto_inactivo" | "tipo_producto_en_uso" | "precio_no_posterior" | "conflicto" | "version_obsoleta" | "payload_demasiado_grande" | "tipo_de_contenido_no_soportado" | "demasiados_intentos" | "error_interno" | "servicio_no_disponible";
+        ErrorCode: "validacion" | "campo_inmutable" | "password_actual_incorrecto" | "password_debil" | "no_autenticado" | "credenciales_invalidas" | "refresh_invalido" | "permiso_denegado" | "privilegio_insuficiente" | "no_encontrado" | "sin_precio_vigente" | "metodo_no_permitido" | "duplicado" | "rol_en_uso" | "medio_inactivo" | "anti_lockout" | "rol_inactivo" | "rubro_con_avisos" | "rubro_con_hijos_activos" | "rubro_con_productos_activos" | "rubro_inactivo" | "profundidad_maxima" | "movimiento_invalido" | "tipo_producto_inactivo" | "tipo_producto_en_uso" | "precio_no_posterior" | "conflicto" | "version_obsoleta" | "payload_demasiado_grande" | "tipo_de_contenido_no_soportado" | "demasiados_intentos" | "error_interno" | "servicio_no_disponible";
         FieldErrorDto: {
             /**
              * @description The offending field, as a path (`permisos[2]`, `a.b`).
@@ -2413,7 +2418,11 @@ export interface components {
             nombre: string;
             /** @example Pérez */
             apellido: string;
-            /** @example juan.perez@example.com */
+            /**
+             * Format: email
+             * @description An e-mail address (a local part of at most 64 characters; a domain without a TLD, e.g. admin@localhost, is accepted).
+             * @example juan.perez@example.com
+             */
             email: string;
             /**
              * @description Code of an existing active role (else 400).
@@ -3126,6 +3135,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     reactivateIngresosBrutos: {
@@ -3249,6 +3260,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     listProvincias: {
@@ -3773,6 +3786,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     reactivateTipoIva: {
@@ -3880,6 +3895,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            413: components["responses"]["FiscalPayloadTooLarge"];
+            415: components["responses"]["FiscalUnsupportedMediaType"];
         };
     };
     listMedios: {
@@ -4494,6 +4511,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateMedio: {
@@ -4633,6 +4652,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listMedioPuntosDeVenta: {
@@ -5196,6 +5217,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateProductType: {
@@ -5335,6 +5358,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     createProduct: {
@@ -5781,6 +5806,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     addProductPrice: {
@@ -6084,6 +6111,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listPuntosDeVenta: {
@@ -6744,6 +6773,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivatePuntoDeVenta: {
@@ -6883,6 +6914,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     lookupPuntoDeVenta: {
@@ -7579,6 +7612,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     moveRubro: {
@@ -7905,6 +7940,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getRubroTree: {
@@ -8675,6 +8712,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     reactivateSeccion: {
@@ -8835,6 +8874,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listAuditEvents: {
@@ -9196,6 +9237,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getCurrentUser: {
@@ -9445,6 +9488,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listPermissions: {
@@ -10770,6 +10815,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getRolePermissions: {
@@ -11198,6 +11245,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listUsers: {
@@ -11897,6 +11946,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     resetUserPassword: {
@@ -12015,6 +12066,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. */
             503: {
                 headers: {
@@ -12447,6 +12500,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The user's role is inactive (`rol_inactivo`): no active user holds an inactive role. */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "The user's role is inactive (rol_inactivo): no active user holds an inactive role",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "rol_inactivo",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
             /** @description The resource changed since the `ETag` sent in `If-Match` was read (`version_obsoleta`): nothing was changed; read it again. */
             412: {
                 headers: {
@@ -12468,6 +12542,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listUserSessions: {
@@ -12701,6 +12777,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     changeOwnPassword: {

@@ -169,12 +169,16 @@ export class RolesService {
    * sees the new holder (rol_en_uso) instead of leaving an active user on an inactive role.
    */
   async lockForAssignment(codigo: string): Promise<RoleEntity | undefined> {
-    const role = await this.txHost.tx
-      .getRepository(RoleEntity)
-      .createQueryBuilder('r')
-      .setLock('pessimistic_read')
-      .where('r.codigo = :codigo', { codigo })
-      .getOne();
+    return this.lockShared('r.codigo = :codigo', { codigo });
+  }
+
+  /** The same share lock on a role named by id: a user's own role, when the user is reactivated. */
+  async lockHeld(id: number): Promise<RoleEntity | undefined> {
+    return this.lockShared('r.id = :id', { id });
+  }
+
+  private async lockShared(where: string, parameters: Record<string, unknown>): Promise<RoleEntity | undefined> {
+    const role = await this.txHost.tx.getRepository(RoleEntity).createQueryBuilder('r').setLock('pessimistic_read').where(where, parameters).getOne();
     return role ?? undefined;
   }
 

@@ -94,10 +94,10 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.components.headers).sort()).toEqual(expect.arrayContaining(['Location', 'Retry-After', 'X-Correlation-Id']));
   });
 
-  it('declares 413 and 415 on every operation that takes a body, in the error shape of its other answers', () => {
+  it('declares 413 and 415 on every POST, PUT and DELETE (a body can be sent to each), in the error shape of its route', () => {
     const missing: string[] = [];
     for (const { where, op } of operations()) {
-      if (!op.requestBody) continue;
+      if (!/^(POST|PUT|PATCH|DELETE) /.test(where)) continue;
       const fiscal = where.includes('/fiscal/');
       for (const status of ['413', '415']) {
         const ref: string | undefined = op.responses[status]?.$ref;

@@ -245,6 +245,39 @@ describe('users', () => {
       });
     });
 
+    it('refuses to reactivate a user whose role is inactive with 409 rol_inactivo: no active user holds an inactive role', async () => {
+      const codigo = unique('apagado');
+      expect((await t.post('/api/v1/roles', { codigo, nombre: 'Apagado' }, { token: admin })).status).toBe(201);
+      const user = await t.createUser(codigo);
+      expect((await t.post(`/api/v1/users/${user.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.delete(`/api/v1/roles/${codigo}`, { token: admin })).status).toBe(204);
+      const events = (await t.auditEvents({ action: 'usuario.reactivate', targetId: String(user.id) })).length;
+      expectProblem(await t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin }), 409, 'rol_inactivo');
+      expect((await t.get(`/api/v1/users/${user.id}`, { token: admin })).body.activo).toBe(false);
+      expect((await t.auditEvents({ action: 'usuario.reactivate', targetId: String(user.id) })).length).toBe(events);
+      // once the role is active again, so can the user be
+      expect((await t.post(`/api/v1/roles/${codigo}/reactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
+    });
+
+    it('never leaves an active user on an inactive role when its reactivation races the role’s deactivation', async () => {
+      for (let round = 0; round < 6; round++) {
+        const codigo = unique(`carrera${round}`);
+        expect((await t.post('/api/v1/roles', { codigo, nombre: 'Carrera' }, { token: admin })).status).toBe(201);
+        const user = await t.createUser(codigo);
+        expect((await t.post(`/api/v1/users/${user.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+        const [reactivate, remove] = await Promise.all([
+          t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin }),
+          t.delete(`/api/v1/roles/${codigo}`, { token: admin }),
+        ]);
+        const userActive = (await t.get(`/api/v1/users/${user.id}`, { token: admin })).body.activo as boolean;
+        const roleActive = (await t.get(`/api/v1/roles/${codigo}`, { token: admin })).body.activo as boolean;
+        // one of the two may be refused (409 rol_inactivo or rol_en_uso); never both applied
+        expect({ round, heldInactive: userActive && !roleActive }).toEqual({ round, heldInactive: false });
+        expect([reactivate.status, remove.status].filter((s) => s >= 500)).toEqual([]);
+      }
+    });
+
     itSwitchesActivationIdempotently('user', () => ({
       t,
       token: admin,

@@ -3,7 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 /** One audit event as GET /api/v1/audit/events shows it (docs/api.md "Audit trail"). */
 export class AuditEventDto {
   @ApiProperty({ example: 1234 }) id!: number;
-  @ApiProperty({ example: '2025-03-01T12:00:00.123456Z', description: 'UTC, microsecond precision' }) occurredAt!: string;
+  @ApiProperty({ example: '2025-03-01T12:00:00.123456Z', format: 'date-time', description: 'UTC, microsecond precision' }) occurredAt!: string;
   @ApiProperty({ example: 1 }) actorUserId!: number;
   @ApiProperty({ type: String, nullable: true, example: 'admin', description: "The actor's username; null when the user no longer exists" })
   actorUsername!: string | null;
@@ -15,9 +15,10 @@ export class AuditEventDto {
   @ApiProperty({ example: 'usuario' }) targetType!: string;
   @ApiProperty({ example: '42' }) targetId!: string;
   @ApiProperty({
-    description: 'Sanitized JSON: `{after}` for creates, `{before, after}` for updates…',
+    description: 'Sanitized JSON: `{after}` for creates, `{before, after}` for updates…; null when the event has none.',
     example: { before: { nombre: 'Ana' }, after: { nombre: 'Ana María' } },
-    oneOf: [
+    // anyOf, not oneOf: null matches both branches
+    anyOf: [
       { type: 'object', additionalProperties: true, nullable: true },
       { type: 'array', items: {}, nullable: true },
     ],

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { FISCAL_ROUTE_PREFIX } from '../errors/error-renderer.js';
 
 // @nestjs/swagger exports only the document type; the parts are derived from it.
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -9,7 +10,7 @@ type ReferenceObject = { $ref: string };
 /**
  * What the decorators cannot say, applied once over the generated document: the response headers
  * every operation shares, `security: []` on public operations, the 413 and 415 answers of every
- * operation that takes a body, integer types, and the tag catalog. Kept out of the controllers so
+ * operation a body can be sent to, integer types, and the tag catalog. Kept out of the controllers so
  * each rule lives in one place and a new operation gets it without a decorator.
  */
 
@@ -145,12 +146,19 @@ function bodyRefusalResponses(): Record<string, ResponseObject> {
 
 const STATUS_TITLES: Record<number, string> = { 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
 
-/** 413 and 415 on every operation that takes a body, in the error shape of its other answers. */
-function declareBodyRefusals(op: OperationObject): void {
-  if (!op.requestBody) return;
-  const template = op.responses['400'];
-  const fiscal = !!template && !('$ref' in template) && !template.content?.['application/problem+json'];
-  for (const r of BODY_REFUSALS) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${fiscal ? 'Fiscal' : ''}${r.name}` };
+/**
+ * 413 and 415 on every operation a body can be sent to (POST, PUT, PATCH, DELETE: one that takes
+ * none refuses a non-JSON one the same way), in the error shape of its route.
+ */
+function declareBodyRefusals(doc: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      const prefix = path.startsWith(FISCAL_ROUTE_PREFIX) ? 'Fiscal' : '';
+      for (const r of BODY_REFUSALS) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
+    }
+  }
 }
 
 export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
@@ -160,12 +168,12 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     responses: { ...doc.components?.responses, ...bodyRefusalResponses() },
   };
   declareIntegers(doc);
+  declareBodyRefusals(doc);
   const used = new Set<string>();
   for (const op of operations(doc)) {
     // No global security requirement exists, so an operation without one is public (@Public):
     // say so explicitly instead of leaving readers and linters to guess.
     if (!op.security) op.security = [];
-    declareBodyRefusals(op);
     for (const tag of op.tags ?? []) used.add(tag);
     for (const [status, response] of Object.entries(op.responses)) {
       if (!response || '$ref' in response) continue;

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ToBoolean, ToInt, Trim } from './transforms.js';
 
@@ -44,9 +44,13 @@ export function IsCodigo(): PropertyDecorator {
   return applyDecorators(Matches(CODIGO_PATTERN, { message: 'codigo debe tener de 1 a 20 caracteres de [A-Z0-9_]' }), IsString());
 }
 
-/** Required text: trimmed, then a non-empty string of at most `maxLength` characters. */
+/**
+ * Required text: trimmed, then a non-empty string of at most `maxLength` characters. The document
+ * says so too (`minLength: 1` and a non-space character), merged under the field's own
+ * `@ApiProperty`, which gives its example and `maxLength`.
+ */
 export function RequiredText(maxLength: number): PropertyDecorator {
-  return applyDecorators(MaxLength(maxLength), IsNotEmpty(), IsString(), Trim());
+  return applyDecorators(MaxLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
 }
 
 /** Optional text: absent, or trimmed and then a string of at most `maxLength` characters (empty allowed). */

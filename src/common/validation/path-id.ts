@@ -1,11 +1,14 @@
 import { Param, type PipeTransform, type Type } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
+import { MAX_ID } from './fields.js';
 import { ParseIdPipe } from './parse-id.pipe.js';
 
 /** How a path parameter is documented. */
 export interface PathParamDoc {
   type: 'integer' | 'string';
   format?: string;
+  minimum?: number;
+  maximum?: number;
   description: string;
   example?: string | number;
 }
@@ -26,5 +29,5 @@ export function PathParam(name: string, pipe: Type<PipeTransform>, doc: PathPara
  * `validacion` unless a positive 32-bit integer in decimal), documented as an integer parameter.
  */
 export function PathId(name = 'id'): ParameterDecorator {
-  return PathParam(name, ParseIdPipe, { type: 'integer', description: 'A positive integer id.', example: 1 });
+  return PathParam(name, ParseIdPipe, { type: 'integer', minimum: 1, maximum: MAX_ID, description: 'A positive integer id.', example: 1 });
 }

@@ -27,7 +27,12 @@ export class UserProfileDto {
   @RequiredText(100)
   apellido!: string;
 
-  @ApiProperty({ example: 'juan.perez@example.com', maxLength: 254 })
+  @ApiProperty({
+    example: 'juan.perez@example.com',
+    format: 'email',
+    maxLength: 254,
+    description: 'An e-mail address (a local part of at most 64 characters; a domain without a TLD, e.g. admin@localhost, is accepted).',
+  })
   @Trim()
   @IsString()
   @MaxLength(254)
