@@ -29,14 +29,20 @@ export interface AppModuleOptions {
   clock?: Clock;
   /** extra modules mounted beside the application's (tests mount probe routes, e.g. to exercise the guard) */
   extraModules?: Array<Type | DynamicModule>;
+  /**
+   * An operator command of the CLI (a job, a password reset, the document): its logs go to stderr,
+   * so its stdout is its JSON result alone, and it never creates the bootstrap `admin` — the
+   * server's first start does, with ADMIN_PASSWORD.
+   */
+  operatorCommand?: boolean;
 }
 
 @Module({})
 export class AppModule {
   static forRoot(options: AppModuleOptions): DynamicModule {
     const imports = [
-      AppConfigModule.forRoot(options.config),
-      LoggerModule.forRoot(pinoOptions(options.config)),
+      AppConfigModule.forRoot(options.config, { bootstrapAdmin: !options.operatorCommand }),
+      LoggerModule.forRoot(pinoOptions(options.config, options.operatorCommand ? 2 : 1)),
       MetricsModule.forRoot(options.metrics),
       DatabaseModule.forRoot(options.database),
       CommonModule.forRoot({ clock: options.clock }),

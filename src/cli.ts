@@ -95,7 +95,7 @@ async function runJob(args: string[]): Promise<number> {
 /** The application without HTTP, the scheduler or the metrics listener, for one operator command. */
 async function withApplicationContext(work: (app: INestApplicationContext) => Promise<number>): Promise<number> {
   return withDatabase(async (config, database) => {
-    const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics() };
+    const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics(), operatorCommand: true };
     const app = await NestFactory.createApplicationContext(AppModule.forRoot(options), {
       bufferLogs: true,
       abortOnError: false,
@@ -140,7 +140,7 @@ async function writeOpenApi(args: string[]): Promise<number> {
     out = resolve(args[1]);
   }
   return withDatabase(async (config, database) => {
-    const app = await createApp({ config: { ...config, jobsEnabled: false, metricsPort: 0 }, database });
+    const app = await createApp({ config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, operatorCommand: true });
     try {
       writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
       progress(`OpenAPI document written to ${out}`);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded/embedded-database.js';
 import { stopTracing } from './observability/tracing.js';
+import { startupLog } from './common/logging/startup-log.js';
 
 /** after SHUTDOWN_TIMEOUT_MS, how long the rest of the shutdown may take before the process exits 1 */
 const HARD_EXIT_GRACE_MS = 5000;
@@ -19,9 +20,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // pino's line shape (level 30 info, 40 warn, 50 error), before the app's logger exists and after it closed
-  const log = (msg: string, level = 30, fields: Record<string, unknown> = {}) =>
-    process.stdout.write(`${JSON.stringify({ level, time: Date.now(), context: 'Startup', msg, ...fields })}\n`);
+  const log = startupLog(config.logLevel);
   // The embedded PostgreSQL boots in its own process while this one loads the application's
   // modules — most of a start's time — instead of after them. Loading them keeps the event loop
   // busy, so they start loading once the postmaster's process exists.

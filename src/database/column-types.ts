@@ -6,7 +6,16 @@ import { engineOf } from './database-url.js';
  * (DATABASE_URL, or the embedded PostgreSQL when unset), so entity metadata is decided once.
  * The schema itself comes from migrations; these types only steer TypeORM's value conversion.
  */
-const engine = process.env.DATABASE_URL ? engineOf(process.env.DATABASE_URL) : 'postgres';
+const engine = engineOfEnvironment(process.env.DATABASE_URL);
+
+/** The engine of DATABASE_URL; PostgreSQL when unset or malformed (the configuration check reports that, with exit 78, before any entity is used). */
+function engineOfEnvironment(url: string | undefined): 'postgres' | 'mssql' {
+  try {
+    return url ? engineOf(url) : 'postgres';
+  } catch {
+    return 'postgres';
+  }
+}
 
 /** UTC timestamp: timestamptz on PostgreSQL, datetime2 on SQL Server. */
 export const TIMESTAMP: ColumnType = engine === 'mssql' ? 'datetime2' : 'timestamptz';

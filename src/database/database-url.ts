@@ -39,7 +39,4 @@ export function withDatabase(url: string, database: string): string {
   return `${scheme}:${u.toString().slice('http:'.length)}`;
 }
 
-/** A URL safe to print: the password is masked. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
-}
+export { redactUrl } from '../common/config/redact-url.js';

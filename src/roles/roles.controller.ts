@@ -114,7 +114,7 @@ export class RolesController {
     summary: 'Reactivate a role',
     description:
       'Idempotent: reactivating an active role answers 200 and writes no event. Audited as `rol.reactivate`. ' +
-      "Delegation rule: reactivating hands the role's permissions back to its holders, so every permission of the role must be among the caller's effective permissions; " +
+      "Delegation rule: reactivating makes the role's permissions assignable, and its holders' once they are reactivated, so every permission of the role must be among the caller's effective permissions; " +
       'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.',
   })
   @ApiOkResponse({ type: RolDto })

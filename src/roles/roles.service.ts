@@ -95,8 +95,9 @@ export class RolesService {
 
   /**
    * Idempotent: reactivating an active role answers it and writes no event. A real reactivation
-   * hands the role's permissions back to every user who still holds it, so the delegation rule
-   * applies as to adding them: 403 `privilegio_insuficiente` unless the caller holds them all.
+   * makes the role's permissions assignable again, and its (inactive) holders' once they are
+   * reactivated, so the delegation rule applies as to adding them: 403 `privilegio_insuficiente`
+   * unless the caller holds them all.
    */
   async reactivate(codigo: string, callerId: number): Promise<RolDto> {
     const role = await this.find(codigo, true);

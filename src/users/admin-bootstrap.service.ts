@@ -6,6 +6,7 @@ import { PasswordHasher } from '../auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { UserEntity } from './user.entity.js';
+import { BOOTSTRAP_ADMIN } from '../common/config/config.module.js';
 
 export const SYSTEM_USERNAME = 'system';
 
@@ -21,10 +22,11 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly hasher: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(BOOTSTRAP_ADMIN) private readonly bootstrapAdmin: boolean,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.ensureAdmin();
+    if (this.bootstrapAdmin) await this.ensureAdmin();
   }
 
   /**

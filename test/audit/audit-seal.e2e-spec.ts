@@ -9,7 +9,7 @@ import { AuditSealService, type AuditSealOptions } from '../../src/audit/integri
 import { AuditSealsRepository } from '../../src/audit/integrity/audit-seals.repository.js';
 import { AuditSigningKeys } from '../../src/audit/integrity/audit-signing-keys.js';
 import type { Finding, VerificationReport } from '../../src/audit/integrity/audit-verification.service.js';
-import { auditVerifyCommand } from '../../src/audit/integrity/audit-verify.command.js';
+import { auditVerifyCommand, AuditVerifyUsageError } from '../../src/audit/integrity/audit-verify.command.js';
 import { canonicalInstant, rowHash } from '../../src/audit/integrity/canonical.js';
 import { IntegrityCheckService } from '../../src/audit/maintenance/integrity-check.service.js';
 import { MaintenanceJobRunner } from '../../src/audit/maintenance/maintenance-job.runner.js';
@@ -260,6 +260,8 @@ describe('tamper-evident audit trail', () => {
       const { code, out } = await cli('--public-key', other);
       expect(code).toBe(2);
       expect(out).toContain('SEAL_UNKNOWN_KEY');
+      // a key file that cannot be read is a wrong command line (exit 64), not a fault
+      await expect(cli('--public-key', join(dir, 'missing.pem'))).rejects.toBeInstanceOf(AuditVerifyUsageError);
     });
   });
 

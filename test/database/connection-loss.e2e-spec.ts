@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
+import pg from 'pg';
+import { withDatabase } from '../../src/database/database-url.js';
+import { expectProblem, TestApp } from '../support/test-app.js';
 import type { Socket } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
 import { dialectFor } from '../../src/database/dialects/index.js';
@@ -44,6 +47,38 @@ describe('A pooled connection ended by the database while it is checked out', ()
       expect(dialectFor(d.engine).isConnectionFailure(failure)).toBe(true); // a 503 for a request, as any lost connection
       client.release(failure as Error);
       expect(await d.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    },
+  );
+});
+
+describe('A database that refuses connections', () => {
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t?.close());
+
+  onlyOn('postgres', 'ALTER DATABASE … ALLOW_CONNECTIONS is PostgreSQL’s')(
+    'answers 503 servicio_no_disponible with Retry-After, not 500, and serves again once it accepts them',
+    async () => {
+      const url = t.config.databaseUrl!;
+      const name = (await t.query<{ name: string }>('SELECT current_database() AS name'))[0]!.name;
+      const server = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+      await server.connect();
+      const ident = `"${name.replace(/"/g, '""')}"`;
+      try {
+        await server.query(`ALTER DATABASE ${ident} ALLOW_CONNECTIONS false`);
+        await server.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+        // once the pool has dropped its ended connections, each request must open a new one: refused
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (let i = 0; i < 3; i++) {
+          const refused = await t.get('/api/v1/users', { token: admin });
+          expectProblem(refused, 503, 'servicio_no_disponible');
+          expect(refused.headers['retry-after']).toBeDefined();
+        }
+      } finally {
+        await server.query(`ALTER DATABASE ${ident} ALLOW_CONNECTIONS true`);
+        await server.end();
+      }
+      expect((await t.get('/api/v1/users', { token: admin })).status).toBe(200);
     },
   );
 });

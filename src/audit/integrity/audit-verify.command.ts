@@ -60,7 +60,12 @@ export async function auditVerifyCommand(
   const options = parseAuditVerifyArgs(args);
   let keys: AuditVerifyKeys;
   if (options.publicKeyFile) {
-    const text = readFileSync(options.publicKeyFile, 'utf8');
+    let text: string;
+    try {
+      text = readFileSync(options.publicKeyFile, 'utf8');
+    } catch (err) {
+      throw new AuditVerifyUsageError(`--public-key: cannot read ${options.publicKeyFile} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
     keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
   } else {
     keys = AuditSigningKeys.load(config).verifyKeys;

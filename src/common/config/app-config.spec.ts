@@ -9,7 +9,7 @@ const notOurs = (variable: string) => variable.startsWith('OTEL_');
 const MALFORMED = '¿ ?';
 
 /** Free text: any value is accepted. */
-const FREE_TEXT = ['HOST', 'DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE', 'TRUST_PROXY'];
+const FREE_TEXT = ['HOST', 'DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE'];
 
 const byVariable = new Map(ALL_SETTINGS.flatMap((s) => s.variables.map((v) => [v, s] as const)));
 const variables = [...byVariable.keys()];
@@ -87,6 +87,31 @@ describe('configuration', () => {
         'LOG_PRETTY must be true or false (got "maybe")',
         'PORT must be an integer from 0 to 65535 (got "abc")',
       ]);
+    });
+
+    it('checks a database URL beyond its scheme, and never quotes its password', () => {
+      const url = (DATABASE_URL: string) => problemsOf({ NODE_ENV: 'test', DATABASE_URL });
+      expect(url('postgres://svc:Secreto1@127.0.0.1:notaport/db')).toEqual([
+        'DATABASE_URL is not a valid URL: check the host and the port (1..65535), and percent-encode reserved characters of the user and password (got "postgres://svc:***@127.0.0.1:notaport/db")',
+      ]);
+      expect(url('postgres://svc:Secreto1@127.0.0.1:99999/db')[0]).toContain('is not a valid URL');
+      expect(url('postgres://svc:100%seguro@127.0.0.1:5432/db')).toEqual([
+        'DATABASE_URL has a user or password with a % that is not an escape: write % as %25 (got "postgres://svc:***@127.0.0.1:5432/db")',
+      ]);
+      expect(url('postgresx://svc:Secreto1@db:5432/medios')[0]).toContain('(got "postgresx://svc:***@db:5432/medios")');
+      expect(problemsOf({ NODE_ENV: 'test', DATABASE_READ_URL: 'http://ro:Secreto2@x/db' }).join()).not.toContain('Secreto2');
+      expect(url('postgres://svc:100%25seguro@127.0.0.1:5432/db')).toEqual([]);
+    });
+
+    it('accepts TRUST_PROXY true, false or proxy addresses, CIDR ranges and named ranges, and names each entry it refuses', () => {
+      const trust = (TRUST_PROXY: string) => loadAppConfig({ NODE_ENV: 'test', TRUST_PROXY }).trustProxy;
+      expect(trust('TRUE')).toBe(true);
+      expect(trust('false')).toBe(false);
+      expect(trust('10.0.0.0/8, loopback,::1/128,10.0.0.0/255.0.0.0')).toBe('10.0.0.0/8, loopback,::1/128,10.0.0.0/255.0.0.0');
+      expect(problemsOf({ NODE_ENV: 'test', TRUST_PROXY: 'notanip,10.0.0.0/33,127.0.0.1' })).toEqual([
+        'TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal); not "notanip", "10.0.0.0/33"',
+      ]);
+      expect(problemsOf({ NODE_ENV: 'test', TRUST_PROXY: '127.0.0.1,' })).toHaveLength(1);
     });
 
     it('treats an empty value as unset for text and URLs, and as an error for numbers and switches', () => {

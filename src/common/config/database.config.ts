@@ -1,3 +1,4 @@
+import { redactUrl } from './redact-url.js';
 import { bool, int, matching, readSettings, type ReadContext } from './settings.js';
 
 const DATABASE_URL_PATTERN = /^(postgres|postgresql|mssql|sqlserver):\/\/.+/;
@@ -49,6 +50,13 @@ export const DATABASE_SETTINGS = {
 
 export function databaseConfig(ctx: ReadContext) {
   const { readReplica, ...primary } = readSettings(DATABASE_SETTINGS, ctx);
+  for (const [variable, url] of [
+    ['DATABASE_URL', primary.databaseUrl],
+    ['DATABASE_READ_URL', readReplica.url],
+  ] as const) {
+    const problem = url === undefined ? undefined : urlProblem(url);
+    if (problem) ctx.problems.push(`${variable} ${problem} (got "${redactUrl(url!)}")`);
+  }
   if (ctx.nodeEnv === 'production' && !primary.databaseUrl)
     ctx.problems.push('DATABASE_URL is required when NODE_ENV=production (postgres://… or mssql://…); the embedded database is for development only');
   if (readReplica.url) {
@@ -68,6 +76,27 @@ export function databaseConfig(ctx: ReadContext) {
 }
 
 export type DatabaseConfig = ReturnType<typeof databaseConfig>;
+
+/**
+ * What makes a connection URL of the right scheme unusable, or undefined: one the URL parser
+ * refuses (a port that is not a number from 1 to 65535, a bad host) or whose user or password
+ * holds a `%` that is not an escape (reserved characters are percent-encoded: `%` as `%25`).
+ */
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.replace(/^[a-z]+:/i, 'http:'));
+  } catch {
+    return 'is not a valid URL: check the host and the port (1..65535), and percent-encode reserved characters of the user and password';
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return 'has a user or password with a % that is not an escape: write % as %25';
+  }
+  return undefined;
+}
 
 function engineOfScheme(url: string): 'postgres' | 'mssql' {
   return /^postgres/i.test(url) ? 'postgres' : 'mssql';

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { bool, int, list, readSettings, type ReadContext, text, type ValuesOf } from './settings.js';
 
 /** The HTTP listener, what sits in front of it, and the process around it. */
@@ -24,9 +25,27 @@ export function serverConfig(ctx: ReadContext): ServerConfig {
   return readSettings(SERVER_SETTINGS, ctx);
 }
 
-function parseTrustProxy(value: string): boolean | string {
+function parseTrustProxy(value: string, ctx: ReadContext): boolean | string {
   const word = value.trim().toLowerCase();
   if (word === 'true') return true;
   if (word === 'false') return false;
+  const bad = value.split(',').filter((entry) => !isProxyAddress(entry.trim()));
+  if (bad.length) {
+    ctx.problems.push(
+      `TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal); not ${bad.map((b) => `"${b.trim()}"`).join(', ')}`,
+    );
+    return false;
+  }
   return value;
+}
+
+/** An entry fastify's trustProxy (proxy-addr) accepts: an IP, an IP/prefix within its family's length, or a named range. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return family === 4 && isIP(prefix) === 4; // a dotted netmask
+  return Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { redactUrl } from './redact-url.js';
 
 /** What reading a setting needs: the environment, the NODE_ENV already read, and where problems go. */
 export interface ReadContext {
@@ -64,7 +65,8 @@ const fallback = <T>(defaults: Defaults<T>, ctx: ReadContext): T =>
 /** Records a problem; the rejected value is quoted unless the variable holds a secret. */
 function reportProblem(ctx: ReadContext, variable: string, message: string, got?: string): undefined {
   const secret = variable.includes('PASSWORD') || variable.includes('KEY');
-  ctx.problems.push(got === undefined ? message : `${message} (got "${secret ? '***' : got}")`);
+  const shown = secret ? '***' : variable.endsWith('_URL') ? redactUrl(got ?? '') : got;
+  ctx.problems.push(got === undefined ? message : `${message} (got "${shown}")`);
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { TracedRefusal } from './domain-error.js';
 import { type RenderOptions, renderError } from './error-renderer.js';
+import { redactQuery } from '../logging/logging.js';
 
 /** Global filter: every exception becomes the contract's error body (see renderError). */
 @Catch()
@@ -37,7 +38,7 @@ export function sendError(
 ): void {
   const rendered = renderError(exception, request, options);
   if (rendered.fault) {
-    logger.error({ err: exception, correlationId: request.id, method: request.method, url: request.url }, 'request failed');
+    logger.error({ err: exception, correlationId: request.id, method: request.method, url: redactQuery(request.url) }, 'request failed');
   }
   if (reply.sent) return;
   reply.status(rendered.status).header('content-type', rendered.contentType);

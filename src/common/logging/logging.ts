@@ -1,3 +1,4 @@
+import pino from 'pino';
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
 import { ClsServiceManager } from 'nestjs-cls';
@@ -32,28 +33,30 @@ export const REDACT_PATHS = [
  * (observability/request-telemetry.ts), which knows the route template and the actor; pino-http
  * only builds the root logger.
  */
-export function pinoOptions(config: AppConfig): Params {
+export function pinoOptions(config: AppConfig, destination: 1 | 2 = 1): Params {
+  const options = {
+    level: config.logLevel,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    autoLogging: false,
+    mixin: tracingApi() ? () => ({ ...requestLogFields(), ...traceLogFields() }) : requestLogFields,
+    serializers: {
+      req: (req: { id?: string; method?: string; url?: string; remoteAddress?: string }) => ({
+        method: req.method,
+        url: redactQuery(req.url),
+        remoteAddress: req.remoteAddress,
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+    transport: config.logPretty ? { target: 'pino-pretty', options: { singleLine: true, destination } } : undefined,
+  };
   return {
     // No per-request middleware: nestjs-pino's (a child logger and a context of its own for every
     // request, through @fastify/middie) cost more than the request's own work on the hot paths. A
     // line written during a request gets its correlation id from the request context instead
     // (requestLogFields), so every logger of the application stays the root one.
     forRoutes: [],
-    pinoHttp: {
-      level: config.logLevel,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      autoLogging: false,
-      mixin: tracingApi() ? () => ({ ...requestLogFields(), ...traceLogFields() }) : requestLogFields,
-      serializers: {
-        req: (req: { id?: string; method?: string; url?: string; remoteAddress?: string }) => ({
-          method: req.method,
-          url: redactQuery(req.url),
-          remoteAddress: req.remoteAddress,
-        }),
-        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      },
-      transport: config.logPretty ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
-    },
+    // stdout for the server; stderr for an operator command, whose stdout is its result
+    pinoHttp: config.logPretty || destination === 1 ? options : [options, pino.destination({ dest: destination, sync: true })],
   };
 }
 
@@ -63,7 +66,8 @@ export function requestLogFields(): { correlationId?: string } {
   return correlationId ? { correlationId } : {};
 }
 
-function redactQuery(url: string | undefined): string | undefined {
+/** The URL with the values of secret-bearing query parameters replaced, for every log line that names a URL. */
+export function redactQuery<T extends string | undefined>(url: T): T {
   if (!url) return url;
-  return url.replace(/([?&](?:token|access_token|refresh_token|password)=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|access_token|refresh_token|password)=)[^&]*/gi, '$1[redacted]') as T;
 }

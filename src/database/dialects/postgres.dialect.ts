@@ -32,6 +32,9 @@ const CONNECTION_ERROR_CODES = new Set([
   '08006',
   '08001',
   '08004',
+  // the database refuses connections for now: ALLOW_CONNECTIONS false, or the server's connection limit
+  '55000',
+  '53300',
 ]);
 
 function errorCode(err: unknown): string | undefined {

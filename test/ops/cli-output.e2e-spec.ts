@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { loadAppConfig } from '../../src/common/config/index.js';
+import { connectionSettings } from '../../src/database/database-runtime.js';
+import { dialectFor } from '../../src/database/dialects/index.js';
+import { engineOf } from '../../src/database/database-url.js';
+import { ensureBuilt } from '../reliability/support/built-server.js';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database.js';
+
+/**
+ * The built CLI as a Kubernetes CronJob runs it (`node dist/src/cli.js job <name>`): its stdout is
+ * its JSON result alone — logs go to stderr — and an operator command never creates the bootstrap
+ * `admin` (whose generated password would land in the job's logs, and whose ADMIN_PASSWORD the
+ * server's first start would then ignore).
+ */
+describe('the CLI on a fresh database', () => {
+  let cli: string;
+  let database: { name: string; url: string };
+
+  beforeAll(async () => {
+    cli = join(dirname(ensureBuilt()), 'cli.js');
+    database = await createTestDatabase();
+  }, 180_000);
+  afterAll(async () => {
+    if (database) await dropTestDatabase(database.name);
+  });
+
+  const run = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'info', ADMIN_PASSWORD: '' }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('prints a job’s result as JSON on stdout, its logs on stderr, and creates no admin', async () => {
+    for (const job of ['audit-seal', 'integrity-check']) {
+      const { code, stdout, stderr } = await run('job', job);
+      expect({ job, code }).toEqual({ job, code: 0 });
+      expect(JSON.parse(stdout)).toMatchObject({ job, status: 'ok' });
+      expect(stderr).not.toContain('First start');
+    }
+    const db = new DataSource(
+      dialectFor(engineOf(database.url)).dataSourceOptions(connectionSettings(loadAppConfig(process.env), database.url, 'cli-test')),
+    );
+    await db.initialize();
+    try {
+      expect(await db.query(`SELECT username FROM users WHERE username = 'admin'`)).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
