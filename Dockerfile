@@ -6,6 +6,7 @@
 #   docker run --rm -p 3000:3000 \
 #     -e DATABASE_URL='mssql://sa:<password>@<host>:1433/medios?encrypt=true&trustServerCertificate=false' \
 #     -e JWT_PRIVATE_KEY_FILE=/run/secrets/jwt-private.pem -e JWT_PUBLIC_KEY_FILE=/run/secrets/jwt-public.pem \
+#     -e AUDIT_SIGNING_KEY_FILE=/run/secrets/audit-signing-key.pem \
 #     -v "$PWD/secrets:/run/secrets:ro" medios-admin-api
 #
 # or `docker compose up --build` (docker-compose.yml: SQL Server 2022 + this image). Operator
@@ -58,7 +59,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # Pending migrations are applied at start (MIGRATIONS_RUN defaults to true), so the plain server
 # start is enough; set MIGRATIONS_RUN=false to apply them beforehand with
 # `node dist/src/cli.js migrate` (e.g. a Kubernetes Job). SIGTERM (docker stop) drains in-flight
-# requests for up to SHUTDOWN_TIMEOUT_MS (10 s by default; keep docker stop's timeout above it).
+# requests for up to SHUTDOWN_TIMEOUT_MS (10 s by default; keep docker stop's timeout above
+# SHUTDOWN_TIMEOUT_MS + 5 s, e.g. `docker stop -t 20`).
 STOPSIGNAL SIGTERM
 # The heap flags keep the resident memory near 190 MB under load (V8 would otherwise grow the young
 # and old generations to ~450 MB on a large host); the same flags as `npm start` (BENCHMARKS.md).

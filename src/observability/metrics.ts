@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MaintenanceJobName } from '../audit/maintenance/maintenance-job.runner.js';
+import type { EventStore } from '../database/dialects/sql-dialect.js';
 
 /** Seconds; from a cached read to a slow audited write under load (BENCHMARKS.md). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -61,6 +63,16 @@ export class AppMetrics {
   });
 
   private defaultsOn = false;
+
+  constructor() {
+    // A labelled counter has no series until its first increment, which then appears at 1: an
+    // alert on `increase(…) > 0` would never see that first failure of a process. The series the
+    // alerts watch start at 0 instead.
+    for (const store of ['audit_events', 'security_events'] satisfies EventStore[]) this.auditWriteFailures.inc({ store }, 0);
+    for (const job of ['partition-manager', 'retention', 'integrity-check', 'audit-seal'] satisfies MaintenanceJobName[]) {
+      this.jobRuns.inc({ job, result: 'failed' }, 0);
+    }
+  }
 
   /** prom-client's process and Node.js metrics (event-loop lag, heap, GC…): only where they are scraped. */
   collectDefaults(): void {
