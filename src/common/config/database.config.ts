@@ -1,3 +1,4 @@
+import { engineOf, parseDatabaseUrl } from '../../database/database-url.js';
 import { redactUrl } from './redact-url.js';
 import { bool, int, matching, readSettings, type ReadContext } from './settings.js';
 
@@ -62,7 +63,7 @@ export function databaseConfig(ctx: ReadContext) {
   if (readReplica.url) {
     if (!primary.databaseUrl)
       ctx.problems.push('DATABASE_READ_URL needs DATABASE_URL: a read replica replicates the primary of DATABASE_URL, never the embedded database');
-    else if (engineOfScheme(readReplica.url) !== engineOfScheme(primary.databaseUrl))
+    else if (engineOf(readReplica.url) !== engineOf(primary.databaseUrl))
       ctx.problems.push('DATABASE_READ_URL must use the engine of DATABASE_URL (a replica of the same database)');
   }
   return {
@@ -78,26 +79,17 @@ export function databaseConfig(ctx: ReadContext) {
 export type DatabaseConfig = ReturnType<typeof databaseConfig>;
 
 /**
- * What makes a connection URL of the right scheme unusable, or undefined: one the URL parser
- * refuses (a port that is not a number from 1 to 65535, a bad host) or whose user or password
- * holds a `%` that is not an escape (reserved characters are percent-encoded: `%` as `%25`).
+ * What makes a connection URL of the right scheme unusable, or undefined: what the service's own
+ * parser (parseDatabaseUrl) refuses — a port that is not a number from 1 to 65535, a bad host, or
+ * a `%` in the user or password that is not an escape (`%` is written `%25`).
  */
 function urlProblem(url: string): string | undefined {
-  let parsed: URL;
   try {
-    parsed = new URL(url.replace(/^[a-z]+:/i, 'http:'));
-  } catch {
-    return 'is not a valid URL: check the host and the port (1..65535), and percent-encode reserved characters of the user and password';
+    parseDatabaseUrl(url);
+    return undefined;
+  } catch (err) {
+    return err instanceof URIError
+      ? 'has a user or password with a % that is not an escape: write % as %25'
+      : 'is not a valid URL: check the host and the port (1..65535), and percent-encode reserved characters of the user and password';
   }
-  try {
-    decodeURIComponent(parsed.username);
-    decodeURIComponent(parsed.password);
-  } catch {
-    return 'has a user or password with a % that is not an escape: write % as %25';
-  }
-  return undefined;
-}
-
-function engineOfScheme(url: string): 'postgres' | 'mssql' {
-  return /^postgres/i.test(url) ? 'postgres' : 'mssql';
 }

@@ -40,10 +40,15 @@ const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
   isDefined: { pattern: /^(.+) should not be null or undefined$/, say: (s) => `${s} es obligatorio` },
   isObject: { pattern: /^(.+) must be an object$/, say: (s) => `${s} debe ser un objeto` },
   nestedValidation: { pattern: /^nested property (.+) must be either object or array$/, say: (s) => `${s} debe ser un objeto o una lista` },
-  whitelistValidation: { pattern: /^property (.+) should not exist$/, say: (s) => `${s} no es un campo admitido` },
+  whitelistValidation: { pattern: /^property (.+) should not exist$/, say: (s) => unknownFieldMessage(s) },
 };
 
 const EACH = 'each value in ';
+
+/** The message of a property an operation does not take (the whitelist's rule, here and in BodilessInterceptor). */
+export function unknownFieldMessage(field: string): string {
+  return `${field} no es un campo admitido`;
+}
 
 /** The message of one failed constraint, in Spanish when it is one of class-validator's English defaults. */
 export function fieldMessage(code: string, message: string): string {
