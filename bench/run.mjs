@@ -23,6 +23,7 @@
 //                      experiments on heap sizing; "" for none)
 //   --wait-quiet MIN   first wait up to MIN minutes for the 1-minute load average to drop below 1
 //   --write / --no-write   force writing BENCHMARKS.md or not
+//   --help             this text
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -64,8 +65,16 @@ const { values: flags } = parseArgs({
     'seal-events': { type: 'string' },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+
+if (flags.help) {
+  // the usage is this file's header comment
+  const header = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((line, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('//')));
+  process.stdout.write(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  process.exit(0);
+}
 
 if (flags.service) MAIN = path.resolve(flags.service);
 const quick = flags.quick;
