@@ -7,6 +7,7 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
+import { pinoOptions, startLogger } from './common/logging/logging.js';
 import { sendClientError } from './common/errors/client-error.js';
 import { DomainError } from './common/errors/domain-error.js';
 import { sendError } from './common/errors/problem.filter.js';
@@ -101,6 +102,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   registerRequestTelemetry(adapter.getInstance(), metrics);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
+    logger: startLogger(pinoOptions(options.config, options.operatorCommand ? 2 : 1)),
     bufferLogs: true,
     abortOnError: false,
   });

@@ -14,6 +14,7 @@ import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenan
 import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
 import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
+import { pinoOptions, startLogger } from './common/logging/logging.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
 import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
 import { AppMetrics } from './observability/metrics.js';
@@ -97,6 +98,7 @@ async function withApplicationContext(work: (app: INestApplicationContext) => Pr
   return withDatabase(async (config, database) => {
     const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics(), operatorCommand: true };
     const app = await NestFactory.createApplicationContext(AppModule.forRoot(options), {
+      logger: startLogger(pinoOptions(options.config, 2)),
       bufferLogs: true,
       abortOnError: false,
     });

@@ -112,7 +112,9 @@ async function stopStarted(embedded: Promise<EmbeddedDatabase> | undefined): Pro
   await database?.stop();
 }
 
+// The reason the process exits, whatever LOG_LEVEL says: a log line like every other (pino's shape).
 main().catch((err: unknown) => {
-  process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const error = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+  process.stderr.write(`${JSON.stringify({ level: 60, time: Date.now(), context: 'Startup', msg: `start failed: ${error.message}`, err: error })}\n`);
   process.exit(1);
 });

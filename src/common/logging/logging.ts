@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Params } from 'nestjs-pino';
+import { Logger, type Params, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
 import { ClsServiceManager } from 'nestjs-cls';
 import { type RequestStore, requestStore } from '../context/request-context.js';
@@ -58,6 +58,17 @@ export function pinoOptions(config: AppConfig, destination: 1 | 2 = 1): Params {
     // stdout for the server; stderr for an operator command, whose stdout is its result
     pinoHttp: config.logPretty || destination === 1 ? options : [options, pino.destination({ dest: destination, sync: true })],
   };
+}
+
+/**
+ * The logger to hand to NestFactory, for what Nest writes before the application's own logger is
+ * in place: its start lines, and the error that ends a start that fails (a database that cannot be
+ * reached, a bad key). Given to NestFactory, they are the same pino lines as every other;
+ * without it Nest flushes them to its console logger, as coloured text. The root pino logger is one
+ * per process (nestjs-pino), so this is the logger the application's module uses too.
+ */
+export function startLogger(params: Params): Logger {
+  return new Logger(new PinoLogger(params), params);
 }
 
 /** pino mixin: the correlation id of the request a line is written in, from the request context (CLS). */
