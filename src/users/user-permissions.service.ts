@@ -66,7 +66,8 @@ export class UserPermissionsService {
    * Replaces the user's overrides (one JSON document `{granted, denied}`, stored sorted without
    * duplicates). Refusals in order: 400 (an unknown code, a code in both lists), 404, 403
    * `privilegio_insuficiente` (the caller's own overrides, whatever the body; a user holding a
-   * permission the caller lacks; a granted code the caller lacks), 409 `anti_lockout`. Takes
+   * permission the caller lacks; a granted code the caller lacks, or one its removal from
+   * `denied` would make effective), 409 `anti_lockout`. Takes
    * effect on the user's next request, since the guard reads permissions from the store.
    */
   async updateOverrides(userId: number, dto: UpdateOverridesDto, callerId: number): Promise<UserPermissionsDto> {
@@ -80,16 +81,18 @@ export class UserPermissionsService {
     }
     const user = await this.users.find(userId, true);
     this.delegation.assertNotSelf(callerId, userId, 'overrides');
-    await this.delegation.assertDelegable(callerId, { target: userId, grants: granted });
-
+    const role = await this.txHost.tx.findOneByOrFail(RoleEntity, { id: user.roleId });
+    const rolPermisos = role.activo ? await this.permissions.ofRole(role.id) : [];
     const before = parseOverrides(user.permissionOverrides);
     const after: PermissionOverrides = { granted, denied };
+    // Lifting a deny hands out what it held back, as much as a grant does: both are handed out.
+    const had = new Set(effectivePermissions(rolPermisos, before));
+    const lifted = effectivePermissions(rolPermisos, after).filter((code) => !had.has(code));
+    await this.delegation.assertDelegable(callerId, { target: userId, grants: [...new Set([...granted, ...lifted])] });
+
     await this.versions.update(UserEntity, { id: userId }, { permissionOverrides: after });
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.permisos_update', 'usuario', userId, { before, after });
-
-    const role = await this.txHost.tx.findOneByOrFail(RoleEntity, { id: user.roleId });
-    const rolPermisos = role.activo ? await this.permissions.ofRole(role.id) : [];
     return this.compose(userId, user.username, role.codigo, rolPermisos, after);
   }
 

@@ -115,6 +115,40 @@ describe('delegation rule: administrators cannot escalate', () => {
       expect(allowed.body.efectivos).toEqual([USERS_MANAGE]);
     });
 
+    it('cannot hand out a permission by lifting a deny: removing it from denied counts as granting it', async () => {
+      // a user of a strong role, brought within the manager's reach by denying what the manager lacks
+      const strongRole = await roleWith([USERS_MANAGE, ROLES_MANAGE, RUBROS]);
+      const held = await t.createUser(strongRole, { overrides: { granted: [], denied: [ROLES_MANAGE, RUBROS] } });
+      const endpoint = '/api/v1/users/:id/permisos/overrides';
+      await expectRefused(
+        userManager,
+        () => t.put(`/api/v1/users/${held.id}/permisos/overrides`, { granted: [], denied: [] }, { token: userManager.token }),
+        { required: [ROLES_MANAGE, RUBROS], endpoint, method: 'PUT' },
+      );
+      await expectRefused(
+        userManager,
+        () => t.put(`/api/v1/users/${held.id}/permisos/overrides`, { granted: [], denied: [ROLES_MANAGE] }, { token: userManager.token }),
+        { required: [RUBROS], endpoint, method: 'PUT' },
+      );
+      expect((await t.get(`/api/v1/users/${held.id}/permisos`, { token: admin })).body.efectivos).toEqual([USERS_MANAGE]);
+      // denying one more, or re-sending the same denies, hands out nothing
+      const narrower = await t.put(
+        `/api/v1/users/${held.id}/permisos/overrides`,
+        { granted: [], denied: [ROLES_MANAGE, RUBROS, USERS_MANAGE] },
+        { token: userManager.token },
+      );
+      expect(narrower.status).toBe(200);
+      expect(narrower.body.efectivos).toEqual([]);
+      // lifting the deny of a permission the manager holds is handing out what it holds
+      const lifted = await t.put(
+        `/api/v1/users/${held.id}/permisos/overrides`,
+        { granted: [], denied: [ROLES_MANAGE, RUBROS] },
+        { token: userManager.token },
+      );
+      expect(lifted.status).toBe(200);
+      expect(lifted.body.efectivos).toEqual([USERS_MANAGE]);
+    });
+
     it("cannot reset the admin's password (so it cannot sign in as admin), but can reset a weaker user's", async () => {
       await expectRefused(userManager, () => t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: userManager.token }), {
         required: expect.arrayContaining([ROLES_MANAGE]) as unknown as string[],
