@@ -95,6 +95,20 @@ describe('rubros', () => {
       expectProblem(await t.post(BASE, { nombre: ' autos ', parentId: root.id }, { token: admin }), 409, 'duplicado');
     });
 
+    it('takes a name and its look-alikes as one: accents typed as combining marks clash, invisible characters are refused', async () => {
+      const root = await createRubro(t, admin, `Parecidos ${uid()}`);
+      const nandu = await createRubro(t, admin, 'Ñandú', root.id);
+      expect(nandu.nombre).toBe('Ñandú');
+      // the same name as some keyboards send it: N + combining tilde, u + combining acute
+      expectProblem(await t.post(BASE, { nombre: 'N\u0303andu\u0301', parentId: root.id }, { token: admin }), 409, 'duplicado');
+      for (const nombre of ['\u200bÑandú', '\u200b', '\u0007']) {
+        const res = await t.post(BASE, { nombre, parentId: root.id }, { token: admin });
+        expectProblem(res, 400, 'validacion');
+        expect(res.body.errors).toEqual([expect.objectContaining({ field: 'nombre', code: 'visibleText' })]);
+      }
+      expect(findNode(await tree(), root.id)?.hijos).toHaveLength(1);
+    });
+
     it('rejects a root name clash among roots', async () => {
       const nombre = `Raíz única ${uid()}`;
       await createRubro(t, admin, nombre);

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ToBoolean, ToInt, Trim } from './transforms.js';
+import { VisibleText } from './visible-text.js';
 
 // Each rule applies its validators in the order the stacked decorators it stands for registered
 // them (bottom-up), so a value that breaks several rules gets its messages in the same order.
@@ -45,15 +46,19 @@ export function IsCodigo(): PropertyDecorator {
 }
 
 /**
- * Required text: trimmed, then a non-empty string of at most `maxLength` characters. The document
- * says so too (`minLength: 1` and a non-space character), merged under the field's own
- * `@ApiProperty`, which gives its example and `maxLength`.
+ * Required text: in Unicode's composed form (NFC) and trimmed, then a non-empty string of at most
+ * `maxLength` characters with no control or invisible character. The document says so too
+ * (`minLength: 1` and a non-space character), merged under the field's own `@ApiProperty`, which
+ * gives its example and `maxLength`.
  */
 export function RequiredText(maxLength: number): PropertyDecorator {
-  return applyDecorators(MaxLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
+  return applyDecorators(VisibleText(), MaxLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
 }
 
-/** Optional text: absent, or trimmed and then a string of at most `maxLength` characters (empty allowed). */
+/**
+ * Optional text: absent, or composed (NFC) and trimmed, then a string of at most `maxLength`
+ * characters (empty allowed) with no control character but tabs and line breaks.
+ */
 export function OptionalText(maxLength: number): PropertyDecorator {
-  return applyDecorators(MaxLength(maxLength), IsString(), Trim(), IsOptional());
+  return applyDecorators(VisibleText({ multiline: true }), MaxLength(maxLength), IsString(), Trim(), IsOptional());
 }

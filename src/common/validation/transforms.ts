@@ -9,4 +9,8 @@ export const ToInt = () =>
 
 export const ToBoolean = () => Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
 
-export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+/**
+ * Text as stored and compared: Unicode's composed form (NFC), so "Ñ" typed as N + combining tilde
+ * (as some keyboards send it) is the same name as "Ñ", then without surrounding white space.
+ */
+export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.normalize('NFC').trim() : value));

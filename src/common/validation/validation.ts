@@ -22,7 +22,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 /** Rules about a value's presence or type. */
 const TYPE_RULES = new Set(['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
 /** Rules that measure a value of the right type: not reported beside a broken type rule. */
-const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative']);
+const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative', 'visibleText']);
 
 function hasImmutableViolation(errors: ValidationError[]): string | undefined {
   for (const e of errors) {

@@ -1,0 +1,31 @@
+import { registerDecorator, type ValidationOptions } from 'class-validator';
+
+/** Control characters (C0, DEL, C1) and invisible format characters (zero-width spaces and joiners, bidi marks, BOM). */
+const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}]/u;
+/** Control characters, except the tab and line breaks a description may hold. */
+const CONTROL_IN_TEXT = /[^\P{Cc}\t\n\r]/u;
+
+/**
+ * Text people read on a screen: a name cannot hold characters that show as nothing, so two names
+ * that look the same are the same (a zero-width space in front of a sibling's name, a name made of
+ * one). `multiline` texts (descriptions, searches) may hold tabs, line breaks and format
+ * characters, never other control characters.
+ */
+export function VisibleText(options: { multiline?: boolean } & ValidationOptions = {}): PropertyDecorator {
+  const { multiline = false, ...validation } = options;
+  const forbidden = multiline ? CONTROL_IN_TEXT : INVISIBLE_IN_NAMES;
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'visibleText',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: multiline
+          ? `${String(propertyName)} no puede contener caracteres de control`
+          : `${String(propertyName)} no puede contener caracteres de control ni invisibles`,
+        ...validation,
+      },
+      validator: { validate: (value: unknown) => typeof value !== 'string' || !forbidden.test(value) },
+    });
+  };
+}
