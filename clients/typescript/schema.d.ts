@@ -2510,6 +2510,27 @@ export interface components {
         };
     };
     responses: {
+        /** @description The operation takes no body, and the one sent carries something (`validacion`): none, an empty one, `{}` or `null` are accepted. */
+        BodyNotAccepted: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "Esta operación no lleva cuerpo",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "validacion",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
         /** @description The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`). */
         PayloadTooLarge: {
             headers: {
@@ -2584,6 +2605,82 @@ export interface components {
                 "application/json": components["schemas"]["FiscalErrorDto"];
             };
         };
+        /** @description A fault of the service (`error_interno`); nothing of the request was kept. Its correlation id finds the logged error. */
+        ServerError: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Internal Server Error",
+                 *       "status": 500,
+                 *       "detail": "Error interno del servidor",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "error_interno",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description A fault of the service (`error_interno`); nothing of the request was kept. Its correlation id finds the logged error. */
+        FiscalServerError: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "error_interno",
+                 *       "message": "Error interno del servidor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiscalErrorDto"];
+            };
+        };
+        /** @description The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "El servicio no está disponible en este momento",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "servicio_no_disponible",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
+        FiscalServiceUnavailable: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "servicio_no_disponible",
+                 *       "message": "El servicio no está disponible en este momento"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiscalErrorDto"];
+            };
+        };
     };
     parameters: {
         /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
@@ -2625,6 +2722,8 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getJwks: {
@@ -2647,6 +2746,8 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listIngresosBrutos: {
@@ -2718,6 +2819,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     createIngresosBrutos: {
@@ -2811,6 +2914,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     getIngresosBrutos: {
@@ -2899,6 +3004,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     updateIngresosBrutos: {
@@ -3028,6 +3135,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     deactivateIngresosBrutos: {
@@ -3137,6 +3246,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     reactivateIngresosBrutos: {
@@ -3262,6 +3373,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     listProvincias: {
@@ -3314,6 +3427,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     listTiposIva: {
@@ -3385,6 +3500,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     createTipoIva: {
@@ -3478,6 +3595,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     getTipoIva: {
@@ -3566,6 +3685,8 @@ export interface operations {
                     "application/json": components["schemas"]["FiscalErrorDto"];
                 };
             };
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     updateTipoIva: {
@@ -3679,6 +3800,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     deactivateTipoIva: {
@@ -3788,6 +3911,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     reactivateTipoIva: {
@@ -3897,6 +4022,8 @@ export interface operations {
             };
             413: components["responses"]["FiscalPayloadTooLarge"];
             415: components["responses"]["FiscalUnsupportedMediaType"];
+            500: components["responses"]["FiscalServerError"];
+            503: components["responses"]["FiscalServiceUnavailable"];
         };
     };
     listMedios: {
@@ -3992,6 +4119,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMedio: {
@@ -4112,6 +4241,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMedio: {
@@ -4227,6 +4358,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMedio: {
@@ -4372,6 +4505,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateMedio: {
@@ -4513,6 +4648,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateMedio: {
@@ -4654,6 +4791,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMedioPuntosDeVenta: {
@@ -4771,6 +4910,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProductType: {
@@ -4891,6 +5032,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProductType: {
@@ -5057,6 +5200,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateProductType: {
@@ -5219,6 +5364,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateProductType: {
@@ -5360,6 +5507,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProduct: {
@@ -5501,6 +5650,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProduct: {
@@ -5667,6 +5818,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateProduct: {
@@ -5808,6 +5961,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     addProductPrice: {
@@ -5951,6 +6106,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateProduct: {
@@ -6113,6 +6270,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPuntosDeVenta: {
@@ -6212,6 +6371,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPuntoDeVenta: {
@@ -6353,6 +6514,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPuntoDeVenta: {
@@ -6468,6 +6631,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePuntoDeVenta: {
@@ -6634,6 +6799,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivatePuntoDeVenta: {
@@ -6775,6 +6942,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivatePuntoDeVenta: {
@@ -6916,6 +7085,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupPuntoDeVenta: {
@@ -7030,6 +7201,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRubro: {
@@ -7171,6 +7344,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRubro: {
@@ -7286,6 +7461,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRubro: {
@@ -7452,6 +7629,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateRubro: {
@@ -7614,6 +7793,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     moveRubro: {
@@ -7780,6 +7961,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateRubro: {
@@ -7942,6 +8125,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRubroTree: {
@@ -8035,6 +8220,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSecciones: {
@@ -8130,6 +8317,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSeccion: {
@@ -8271,6 +8460,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSeccion: {
@@ -8386,6 +8577,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateSeccion: {
@@ -8552,6 +8745,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateSeccion: {
@@ -8714,6 +8909,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateSeccion: {
@@ -8876,6 +9073,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAuditEvents: {
@@ -8983,6 +9182,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAuditIntegrity: {
@@ -9078,6 +9279,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     login: {
@@ -9175,6 +9378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. Such a refusal does not count as a failure. */
             503: {
                 headers: {
@@ -9216,6 +9420,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BodyNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
@@ -9239,6 +9444,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCurrentUser: {
@@ -9280,6 +9487,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     refreshTokens: {
@@ -9355,6 +9564,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOwnSessions: {
@@ -9396,6 +9607,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     endOwnSession: {
@@ -9490,6 +9703,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPermissions: {
@@ -9552,6 +9767,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProductTypes: {
@@ -9630,6 +9847,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProductType: {
@@ -9724,6 +9943,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProducts: {
@@ -9806,6 +10027,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProduct: {
@@ -9900,6 +10123,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProductPrices: {
@@ -9993,6 +10218,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProductPrice: {
@@ -10088,6 +10315,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getVigenteProductPrice: {
@@ -10184,6 +10413,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRoles: {
@@ -10279,6 +10510,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRole: {
@@ -10399,6 +10632,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRole: {
@@ -10513,6 +10748,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateRole: {
@@ -10657,6 +10894,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateRole: {
@@ -10817,6 +11056,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRolePermissions: {
@@ -10934,6 +11175,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replaceRolePermissions: {
@@ -11103,6 +11346,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateRole: {
@@ -11247,6 +11492,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -11348,6 +11595,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -11472,6 +11721,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. */
             503: {
                 headers: {
@@ -11612,6 +11862,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUser: {
@@ -11782,6 +12034,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deactivateUser: {
@@ -11948,6 +12202,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetUserPassword: {
@@ -12068,6 +12324,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. */
             503: {
                 headers: {
@@ -12208,6 +12465,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateUserOverrides: {
@@ -12378,6 +12637,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reactivateUser: {
@@ -12544,6 +12805,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserSessions: {
@@ -12658,6 +12921,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeUserSession: {
@@ -12779,6 +13044,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changeOwnPassword: {
@@ -12875,6 +13142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            500: components["responses"]["ServerError"];
             /** @description The password queue is full (`servicio_no_disponible`); `Retry-After` says when to retry. */
             503: {
                 headers: {
@@ -12975,6 +13243,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
             /**
              * @description At least one check is down; `error` names it.
              *
@@ -13079,6 +13348,8 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReadiness: {
@@ -13153,6 +13424,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
             /**
              * @description The database does not answer.
              *

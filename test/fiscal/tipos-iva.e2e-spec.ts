@@ -156,6 +156,11 @@ describe('fiscal: tipos de IVA', () => {
     expectFiscalError(await t.put(`${BASE}/999999`, { descripcion: 'x', porcentaje: 1 }, { token: admin }), 404, 'no_encontrado');
     expectFiscalError(await t.post(`${BASE}/999999/deactivate`, undefined, { token: admin }), 404, 'no_encontrado');
     expectFiscalError(await t.post(`${BASE}/999999/reactivate`, undefined, { token: admin }), 404, 'no_encontrado');
+    // the same route reached through a %-escaped spelling of its path answers in the same shape
+    const escaped = '/api/v1/admin/%66iscal/tipos-iva';
+    expectFiscalError(await t.get(`${escaped}/999999`, { token: admin }), 404, 'no_encontrado');
+    expectFiscalError(await t.get(`${escaped}/999999`), 401, 'no_autenticado');
+    expectFiscalError(await t.post(escaped, { codigo: 77, descripcion: 'x', porcentaje: '21' }, { token: admin }), 400, 'validacion');
   });
 
   it('answers a bad path id with 400 {error: validacion, message}', async () => {

@@ -51,6 +51,19 @@ describe('medios', () => {
     expectProblem(await t.post(BASE, { codigo: code(), nombre: 'x', activo: false }, { token: admin }), 400, 'validacion');
   });
 
+  it('rejects properties and query parameters named like members of every object (toString, constructor…) as unknown', async () => {
+    for (const key of ['toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await t.post(BASE, { codigo: code(), nombre: 'x', [key]: 'x' }, { token: admin });
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: key, code: 'whitelistValidation' })]);
+    }
+    for (const key of ['constructor', 'toString', '__proto__']) {
+      expectProblem(await t.get(`${BASE}?${key}=1`, { token: admin }), 400, 'validacion');
+    }
+    const medio = await createMedio();
+    expectProblem(await t.put(`${BASE}/${medio.id}`, { nombre: 'y', valueOf: 1 }, { token: admin }), 400, 'validacion');
+  });
+
   it('rejects a duplicate codigo with 409 duplicado, also when the holder is inactive', async () => {
     const medio = await createMedio();
     expectProblem(await t.post(BASE, { codigo: medio.codigo, nombre: 'otro' }, { token: admin }), 409, 'duplicado');

@@ -239,6 +239,12 @@ describe('console lists', () => {
       expect(await ids({ search: tag, activo: 'true' })).toEqual([a.body.id]);
       expect(await ids({ search: '%' })).toEqual([]);
       expect(await ids({ search: `BQ%${tag}` })).toEqual([]);
+      // a term pasted with spaces around it, or typed with a combining accent, finds what it shows
+      expect(await ids({ search: `  semanario ${tag}  ` })).toEqual([b.body.id]);
+      const espana = await t.post('/api/v1/admin/medios', { codigo: `ES_${tag}`, nombre: `Espan\u0303a ${tag}` }, { token: admin });
+      expect(espana.body.nombre).toBe(`España ${tag}`);
+      expect(await ids({ search: `n\u0303a ${tag}` })).toEqual([espana.body.id]);
+      expect(await ids({ search: `ña ${tag}` })).toEqual([espana.body.id]);
     });
 
     it('finds roles by a case-insensitive substring of codigo or nombre, inactive ones with incluirInactivos', async () => {

@@ -10,6 +10,7 @@ import type { Clock } from '../../src/common/context/clock.js';
 import type { DatabaseRuntime } from '../../src/database/database-runtime.js';
 import { engineOf } from '../../src/database/database-url.js';
 import { dialectFor } from '../../src/database/dialects/index.js';
+import { checkConformance } from './openapi-conformance.js';
 import { createTestDatabase, dropTestDatabase, makeInsertsFail, placeholders } from './test-database.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from './test-env.js';
 
@@ -125,7 +126,9 @@ export class TestApp {
     } catch {
       /* not JSON */
     }
-    return { status: res.statusCode, body: body as T, headers: res.headers as HttpResult['headers'], text: res.body };
+    const result = { status: res.statusCode, body: body as T, headers: res.headers as HttpResult['headers'], text: res.body };
+    checkConformance(method, url, result);
+    return result;
   }
 
   get<T = any>(url: string, options?: RequestOptions) {

@@ -27,6 +27,21 @@ export interface RenderedError {
 interface RequestLike {
   url: string;
   id?: string;
+  /** the route the request matched (fastify), when it matched one */
+  routeOptions?: { url?: string };
+}
+
+/**
+ * The path that decides an answer's shape: the route the request reached, however its URL spelled
+ * it (`/api/v1/admin/%66iscal/…` reaches the fiscal routes); without one, the URL's path decoded.
+ */
+function routePath(req: RequestLike, path: string): string {
+  if (req.routeOptions?.url && req.routeOptions.url !== '*') return req.routeOptions.url;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // a malformed %-escape (400): as sent
+  }
 }
 
 export interface RenderOptions {
@@ -45,7 +60,8 @@ export interface RenderOptions {
  */
 export function renderError(err: unknown, req: RequestLike, options: RenderOptions = {}): RenderedError {
   const path = req.url.split('?')[0] ?? req.url;
-  if (err instanceof HttpException && path.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
+  const route = routePath(req, path);
+  if (err instanceof HttpException && route.startsWith(HEALTH_ROUTE_PREFIX) && err.getStatus() === 503) {
     // probes answer with the @nestjs/terminus body {status, info, error, details} (docs/api.md "Health")
     const body = err.getResponse();
     if (body && typeof body === 'object')
@@ -59,7 +75,7 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
-  if (path.startsWith(FISCAL_ROUTE_PREFIX)) {
+  if (route.startsWith(FISCAL_ROUTE_PREFIX)) {
     return {
       status,
       fault,

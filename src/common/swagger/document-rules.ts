@@ -9,8 +9,9 @@ type ReferenceObject = { $ref: string };
 
 /**
  * What the decorators cannot say, applied once over the generated document: the response headers
- * every operation shares, `security: []` on public operations, the 413 and 415 answers of every
- * operation a body can be sent to, integer types, and the tag catalog. Kept out of the controllers so
+ * every operation shares, `security: []` on public operations, the answers any operation may give
+ * whatever its handler does (a refused body, a fault of the service), integer types, and the tag
+ * catalog. Kept out of the controllers so
  * each rule lives in one place and a new operation gets it without a decorator.
  */
 
@@ -88,14 +89,28 @@ function declareIntegers(doc: OpenAPIObject): void {
   }
 }
 
-/** The refusals of a body the service does not read, answered before any validation. */
-const BODY_REFUSALS = [
+/**
+ * Answers any operation may give whatever its handler does, declared once: the refusals of a body
+ * the service does not read (413, 415: before any validation; 400: a body sent to an operation that
+ * takes none), and the faults of the service itself (500; 503 while its database refuses
+ * connections or while it shuts down, with Retry-After).
+ */
+const SHARED_ANSWERS = [
+  {
+    status: 400,
+    name: 'BodyNotAccepted',
+    code: 'validacion',
+    description: 'The operation takes no body, and the one sent carries something (`validacion`): none, an empty one, `{}` or `null` are accepted.',
+    detail: 'Esta operación no lleva cuerpo',
+    on: 'bodiless',
+  },
   {
     status: 413,
     name: 'PayloadTooLarge',
     code: 'payload_demasiado_grande',
     description: 'The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`).',
     detail: 'El cuerpo de la solicitud supera el tamaño máximo',
+    on: 'body',
   },
   {
     status: 415,
@@ -103,60 +118,94 @@ const BODY_REFUSALS = [
     code: 'tipo_de_contenido_no_soportado',
     description: 'The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`).',
     detail: 'Tipo de contenido no soportado; use application/json',
+    on: 'body',
+  },
+  {
+    status: 500,
+    name: 'ServerError',
+    code: 'error_interno',
+    description: 'A fault of the service (`error_interno`); nothing of the request was kept. Its correlation id finds the logged error.',
+    detail: 'Error interno del servidor',
+    on: 'all',
+  },
+  {
+    status: 503,
+    name: 'ServiceUnavailable',
+    code: 'servicio_no_disponible',
+    description: 'The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds.',
+    detail: 'El servicio no está disponible en este momento',
+    on: 'all',
   },
 ] as const;
 
-/** components.responses of the body refusals, in both error shapes (`Fiscal…` for `{error, message}`). */
-function bodyRefusalResponses(): Record<string, ResponseObject> {
-  const headers = { 'X-Correlation-Id': ref('X-Correlation-Id') };
+type SharedAnswer = (typeof SHARED_ANSWERS)[number];
+
+const STATUS_TITLES: Record<SharedAnswer['status'], string> = {
+  400: 'Bad Request',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** components.responses of the shared answers, in both error shapes (`Fiscal…` for `{error, message}`). */
+function sharedResponses(): Record<string, ResponseObject> {
   return Object.fromEntries(
-    BODY_REFUSALS.flatMap((r) => [
-      [
-        r.name,
-        {
-          description: r.description,
-          headers,
-          content: {
-            'application/problem+json': {
-              schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
-              example: {
-                type: 'about:blank',
-                title: STATUS_TITLES[r.status],
-                status: r.status,
-                detail: r.detail,
-                instance: '/api/v1/…',
-                code: r.code,
-                correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    SHARED_ANSWERS.flatMap((r) => {
+      const headers: Record<string, ReferenceObject> = { 'X-Correlation-Id': ref('X-Correlation-Id') };
+      if (r.status === 503) headers['Retry-After'] = ref('Retry-After');
+      return [
+        [
+          r.name,
+          {
+            description: r.description,
+            headers,
+            content: {
+              'application/problem+json': {
+                schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
+                example: {
+                  type: 'about:blank',
+                  title: STATUS_TITLES[r.status],
+                  status: r.status,
+                  detail: r.detail,
+                  instance: '/api/v1/…',
+                  code: r.code,
+                  correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+                },
               },
             },
           },
-        },
-      ],
-      [
-        `Fiscal${r.name}`,
-        {
-          description: r.description,
-          headers,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } } },
-        },
-      ],
-    ]),
+        ],
+        [
+          `Fiscal${r.name}`,
+          {
+            description: r.description,
+            headers,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } } },
+          },
+        ],
+      ];
+    }),
   );
 }
 
-const STATUS_TITLES: Record<number, string> = { 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
-
 /**
- * 413 and 415 on every operation a body can be sent to (POST, PUT, PATCH, DELETE: one that takes
- * none refuses a non-JSON one the same way), in the error shape of its route.
+ * The shared answers on the operations they concern, in the error shape of the route: 413 and
+ * 415 on every operation a body can be sent to (POST, PUT, PATCH, DELETE: one that takes none
+ * refuses a non-JSON one the same way), 400 on those of them that take none, 500 and 503 on all.
+ * An answer the operation's decorators already declare is kept.
  */
-function declareBodyRefusals(doc: OpenAPIObject): void {
+function declareSharedAnswers(doc: OpenAPIObject): void {
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+    for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
+      const takesBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
       const prefix = path.startsWith(FISCAL_ROUTE_PREFIX) ? 'Fiscal' : '';
-      for (const r of BODY_REFUSALS) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
+      for (const r of SHARED_ANSWERS) {
+        const applies = r.on === 'all' || (takesBody && (r.on === 'body' || (r.on === 'bodiless' && !op.requestBody)));
+        if (applies) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
+      }
     }
   }
 }
@@ -165,10 +214,15 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
   doc.components = {
     ...doc.components,
     headers: { ...doc.components?.headers, ...SHARED_HEADERS },
-    responses: { ...doc.components?.responses, ...bodyRefusalResponses() },
+    responses: { ...doc.components?.responses, ...sharedResponses() },
   };
   declareIntegers(doc);
-  declareBodyRefusals(doc);
+  declareSharedAnswers(doc);
+  // only the shared answers some operation uses (every route of one shape may declare its own 400)
+  const referenced = JSON.stringify(doc.paths);
+  for (const name of Object.keys(sharedResponses())) {
+    if (!referenced.includes(`"#/components/responses/${name}"`)) delete doc.components.responses?.[name];
+  }
   const used = new Set<string>();
   for (const op of operations(doc)) {
     // No global security requirement exists, so an operation without one is public (@Public):

@@ -62,3 +62,11 @@ export function RequiredText(maxLength: number): PropertyDecorator {
 export function OptionalText(maxLength: number): PropertyDecorator {
   return applyDecorators(VisibleText({ multiline: true }), MaxLength(maxLength), IsString(), Trim(), IsOptional());
 }
+
+/**
+ * The `search` filter of a list: a case-insensitive substring, composed and trimmed like any text
+ * (a term pasted with spaces around it, or typed with combining accents, finds what it shows).
+ */
+export function SearchText(description: string, example: string): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ description, maxLength: 100, example }), OptionalText(100));
+}

@@ -28,4 +28,16 @@ describe('unacceptableInput (input refused before validation, so it never fails 
   it('refuses a property name with a NUL', () => {
     expect(unacceptableInput({ 'a\u0000': 1 }, 32)).toMatchObject({ field: 'body' });
   });
+
+  it('refuses a property named like a member of every object, at any depth, as an unknown field', () => {
+    for (const key of ['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__', 'isPrototypeOf']) {
+      expect(unacceptableInput(JSON.parse(`{"codigo":"A","${key}":"x"}`), 32)).toEqual({
+        field: key,
+        code: 'whitelistValidation',
+        message: `${key} no es un campo admitido`,
+      });
+    }
+    expect(unacceptableInput({ a: { toString: 1 } }, 32)).toMatchObject({ field: 'a.toString', code: 'whitelistValidation' });
+    expect(unacceptableInput({ list: ['toString', 'constructor'] }, 32)).toBeUndefined();
+  });
 });

@@ -1,12 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { MaxBytes } from './max-bytes.js';
+import { IsCodigo } from './fields.js';
 import { ValidationFailedError } from '../errors/domain-error.js';
 import { createValidationPipe } from './validation.js';
 
 class NombreDto {
   @IsString()
   nombre!: string;
+}
+
+class PatternsDto {
+  @IsCodigo()
+  codigo!: string;
+
+  @IsEmail()
+  @IsString()
+  email!: string;
 }
 
 class RulesDto {
@@ -44,6 +54,16 @@ describe('createValidationPipe', () => {
   it('still refuses NUL characters in a body or query typed as a plain object', async () => {
     await expect(pipe.transform({ nombre: 'a\u0000b' }, { type: 'body', metatype: Object })).rejects.toBeInstanceOf(ValidationFailedError);
     await expect(pipe.transform({ q: 'a\u0000' }, { type: 'query', metatype: undefined })).rejects.toBeInstanceOf(ValidationFailedError);
+  });
+
+  it('reports a missing or mistyped value by its type, not by the pattern or format it was never matched against', async () => {
+    const codes = async (body: object) =>
+      ((await pipe.transform(body, { type: 'body', metatype: PatternsDto }).catch((err: unknown) => err)) as ValidationFailedError).errors!.map(
+        (e) => `${e.field}:${e.code}`,
+      );
+    expect((await codes({ codigo: 123, email: 5 })).sort()).toEqual(['codigo:isString', 'email:isString']);
+    expect((await codes({})).sort()).toEqual(['codigo:isString', 'email:isString']);
+    expect((await codes({ codigo: 'abc', email: 'no' })).sort()).toEqual(['codigo:matches', 'email:isEmail']);
   });
 
   it('reports the rule a value broke: a missing or mistyped value its type, not the sizes it was never measured against', async () => {

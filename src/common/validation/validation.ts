@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
-import { fieldMessage } from './messages.js';
+import { fieldMessage, unknownFieldMessage } from './messages.js';
 
 const IMMUTABLE = 'campo_inmutable';
 
@@ -21,8 +21,8 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 
 /** Rules about a value's presence or type. */
 const TYPE_RULES = new Set(['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
-/** Rules that measure a value of the right type: not reported beside a broken type rule. */
-const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative', 'visibleText']);
+/** Rules that measure or match a value of the right type: not reported beside a broken type rule. */
+const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative', 'visibleText', 'matches', 'isEmail']);
 
 function hasImmutableViolation(errors: ValidationError[]): string | undefined {
   for (const e of errors) {
@@ -67,8 +67,11 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * Input no rule of this API accepts and that would otherwise fail deep below the validation, as a
  * 500: nesting deeper than `maxDepth` (class-transformer recurses once per level and overflows the
  * stack), a NUL character (PostgreSQL text cannot hold one) or a lone UTF-16 surrogate (not
- * encodable as UTF-8 JSON: jsonb refuses it, validator's isEmail throws on it). Iterative, so any
- * input is walked safely. Returns the first offending field, or undefined.
+ * encodable as UTF-8 JSON: jsonb refuses it, validator's isEmail throws on it). Also a property
+ * named like a member of every object (`toString`, `constructor`, `valueOf`…): no DTO declares
+ * one, and class-validator's whitelist, which looks names up in a plain object, takes them for
+ * declared and lets them through. Iterative, so any input is walked safely. Returns the first
+ * offending field, or undefined.
  */
 export function unacceptableInput(value: unknown, maxDepth: number): FieldError | undefined {
   const stack: Array<[unknown, string, number]> = [[value, '', 0]];
@@ -90,6 +93,7 @@ export function unacceptableInput(value: unknown, maxDepth: number): FieldError 
       const childPath = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
       if (key.includes(NUL) || LONE_SURROGATE.test(key))
         return { field: 'body', code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
+      if (!Array.isArray(v) && key in Object.prototype) return { field: childPath, code: 'whitelistValidation', message: unknownFieldMessage(childPath) };
       stack.push([child, childPath, depth + 1]);
     }
   }

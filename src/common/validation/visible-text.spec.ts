@@ -29,8 +29,23 @@ describe('RequiredText and OptionalText', () => {
     expect(dto.descripcion).toBe('Café');
   });
 
-  it('refuses a name with a control or invisible character: zero-width space, BOM, bidi mark, BEL, tab', async () => {
-    for (const nombre of ['\u200bMotos', '\u200b', 'Mo\u200dtos', 'Motos\u200e', '\u0007', 'A\u0001\u0002', 'Mo\ttos', 'Mo\ntos', 'Mo\u0085tos']) {
+  it('refuses a name with a control or invisible character: zero-width space, bidi mark, BEL, tab, line separator, Hangul filler, blank braille', async () => {
+    for (const nombre of [
+      '\u200bMotos',
+      '\u200b',
+      'Mo\u200dtos',
+      'Motos\u200e',
+      '\u0007',
+      'A\u0001\u0002',
+      'Mo\ttos',
+      'Mo\ntos',
+      'Mo\u0085tos',
+      'ab\u2028c',
+      'ab\u2029c',
+      '\u3164',
+      '\u2800',
+      'Motos\u115F',
+    ]) {
       expect(await refusal({ nombre })).toEqual(['nombre:visibleText']);
     }
     const err = (await accept({ nombre: '\u200bMotos' }).catch((e: unknown) => e)) as ValidationFailedError;

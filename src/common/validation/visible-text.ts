@@ -1,7 +1,11 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 
-/** Control characters (C0, DEL, C1) and invisible format characters (zero-width spaces and joiners, bidi marks, BOM). */
-const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}]/u;
+/**
+ * What a name cannot hold: control characters (C0, DEL, C1), invisible format characters
+ * (zero-width spaces and joiners, bidi marks, BOM), the line and paragraph separators, and the
+ * letters and symbols drawn as nothing (the Hangul fillers, the blank braille pattern).
+ */
+const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
 /** Control characters, except the tab and line breaks a description may hold. */
 const CONTROL_IN_TEXT = /[^\P{Cc}\t\n\r]/u;
 

@@ -1,9 +1,8 @@
-import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { MedioEntity } from '../medio.entity.js';
 import { resourceStateOf } from '../../common/http/resource-state.js';
-import { ActivoFilter, CODIGO_PATTERN, IsCodigo, RequiredText } from '../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, RequiredText, SearchText } from '../../common/validation/fields.js';
 
 export class CreateMedioDto {
   @ApiProperty({ example: 'DIARIO_NORTE', pattern: CODIGO_PATTERN.source, description: '1..20 characters of [A-Z0-9_]; unique; immutable.' })
@@ -23,10 +22,7 @@ export class UpdateMedioDto extends PickType(CreateMedioDto, ['nombre'] as const
 }
 
 export class MediosQueryDto {
-  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100, example: 'diario' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @SearchText('Case-insensitive substring of codigo or nombre.', 'diario')
   search?: string;
 
   @ActivoFilter('medios')

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { RoleEntity } from '../role.entity.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
-import { OptionalText, QueryFlag, RequiredText } from '../../common/validation/fields.js';
+import { OptionalText, QueryFlag, RequiredText, SearchText } from '../../common/validation/fields.js';
 
 export class CreateRoleDto {
   @ApiProperty({
@@ -41,10 +41,7 @@ export class UpdateRoleDto {
 }
 
 export class RolesQueryDto {
-  @ApiPropertyOptional({ description: 'Case-insensitive substring of codigo or nombre.', maxLength: 100 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @SearchText('Case-insensitive substring of codigo or nombre.', 'admin')
   search?: string;
 
   @ApiPropertyOptional({ description: 'Include inactive roles (default false: active roles only).' })

@@ -6,7 +6,7 @@ import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
 import type { UserEntity } from '../user.entity.js';
-import { ActivoFilter, RequiredText } from '../../common/validation/fields.js';
+import { ActivoFilter, RequiredText, SearchText } from '../../common/validation/fields.js';
 
 /**
  * Usernames: 3 to 50 characters of letters, digits, `.`, `_` and `-` (no spaces, nothing a log
@@ -80,10 +80,7 @@ export class UsersQueryDto extends PageQueryDto {
   @SortQuery(USER_SORT_FIELDS, '`username`')
   sort?: string;
 
-  @ApiPropertyOptional({ description: 'Case-insensitive substring of username, nombre, apellido or email.', maxLength: 100 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @SearchText('Case-insensitive substring of username, nombre, apellido or email.', 'perez')
   search?: string;
 
   @ApiPropertyOptional({ description: 'Only users of this role (code).', example: 'cajero' })

@@ -4,7 +4,7 @@ import { SortQuery } from '../../../common/pagination/sort.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import type { ProductTypeEntity } from '../product-type.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
-import { ActivoFilter, CODIGO_PATTERN, IsCodigo, OptionalText, RequiredText } from '../../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, OptionalText, RequiredText, SearchText } from '../../../common/validation/fields.js';
 
 export class CreateProductTypeDto {
   @ApiProperty({
@@ -48,8 +48,7 @@ export class ProductTypesQueryDto extends PageQueryDto {
   @ActivoFilter('product types')
   activo?: boolean;
 
-  @ApiPropertyOptional({ example: 'clasif', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
-  @OptionalText(100)
+  @SearchText('Case-insensitive text contained in codigo or nombre.', 'clasif')
   search?: string;
 }
 

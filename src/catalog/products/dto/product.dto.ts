@@ -4,7 +4,7 @@ import { SortQuery } from '../../../common/pagination/sort.js';
 import { ImmutableField } from '../../../common/validation/validation.js';
 import type { ProductEntity } from '../product.entity.js';
 import { resourceStateOf } from '../../../common/http/resource-state.js';
-import { ActivoFilter, CODIGO_PATTERN, IsCodigo, IsId, OptionalText, QueryId, RequiredText } from '../../../common/validation/fields.js';
+import { ActivoFilter, CODIGO_PATTERN, IsCodigo, IsId, QueryId, RequiredText, SearchText } from '../../../common/validation/fields.js';
 
 /** The fields a create and an update both carry, validated and documented once. */
 export class ProductFieldsDto {
@@ -55,8 +55,7 @@ export class ProductsQueryDto extends PageQueryDto {
   @ActivoFilter('products')
   activo?: boolean;
 
-  @ApiPropertyOptional({ example: 'autos', maxLength: 100, description: 'Case-insensitive text contained in codigo or nombre.' })
-  @OptionalText(100)
+  @SearchText('Case-insensitive text contained in codigo or nombre.', 'autos')
   search?: string;
 }
 
