@@ -6,6 +6,7 @@ import { SecurityEventsService } from '../audit/security-events.service.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { throwIfRefused } from '../common/validation/json-body.js';
 import { ALLOW_ENDED_SESSION } from './decorators/allow-ended-session.decorator.js';
 import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import { IS_PUBLIC } from './decorators/public.decorator.js';
@@ -19,7 +20,7 @@ import { Traced } from '../observability/traced.js';
  * @Public(); the caller must exist and be active and the token's session (`sid`) must still be
  * active, and the caller must hold every permission the route declares with @RequirePermission (plus those of
  * @RequirePermissionWithQuery whose query parameter is present) — else 403 and a
- * `permission.denied` security event.
+ * `permission.denied` security event. Then a body the JSON parser refused is 400 (RefusedBody).
  */
 @Injectable()
 export class AccessGuard extends AuthGuard('jwt') {
@@ -38,10 +39,13 @@ export class AccessGuard extends AuthGuard('jwt') {
   @Traced('AccessGuard.canActivate')
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const route = this.routeAccess(ctx);
-    if (route.isPublic) return true;
+    const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
+    if (route.isPublic) {
+      throwIfRefused(request.body);
+      return true;
+    }
 
     await super.canActivate(ctx);
-    const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
     const token = request.user as VerifiedToken;
     const required = route.byQuery.length === 0 ? route.required : [...route.required, ...requiredByQuery(route.byQuery, request.query)];
     const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
@@ -69,6 +73,8 @@ export class AccessGuard extends AuthGuard('jwt') {
       });
       throw new DomainError('permiso_denegado', `Se requiere el permiso ${missing}`);
     }
+    // a body the parser refused is the next check: 400 after 401 and 403
+    throwIfRefused(request.body);
     return true;
   }
 

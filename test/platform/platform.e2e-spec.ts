@@ -52,6 +52,29 @@ describe('platform', () => {
     expect(res.text).not.toMatch(/at .*\.js:\d+/);
   });
 
+  it('refuses a body it cannot read after 401 and 403: the caller first, then the body', async () => {
+    const bodies = ['{"codigo": "X", ', '{"codigo":"X","nombre":"x","n":1e999}', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d])];
+    const caller = await t.createUser('consulta');
+    const admin = await t.adminToken();
+    for (const raw of bodies) {
+      const anonymous = await t.request('POST', '/api/v1/admin/medios', { raw });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body.code).toBe('no_autenticado');
+
+      const before = (await t.securityEvents('permission.denied')).length;
+      const refused = await t.request('POST', '/api/v1/admin/medios', { raw, token: caller.token });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('permiso_denegado');
+      expect(await t.securityEvents('permission.denied')).toHaveLength(before + 1);
+
+      const allowed = await t.request('POST', '/api/v1/admin/medios', { raw, token: admin });
+      expect(allowed.status).toBe(400);
+      expect(allowed.body.code).toBe('validacion');
+    }
+    // a body over the limit or of another type is refused before anything else, as before
+    expect((await t.request('POST', '/api/v1/admin/medios', { raw: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+  });
+
   it('answers a malformed %-escape in the URL with a 400 problem document', async () => {
     const res = await t.get('/api/v1/roles/%E0%A4%A');
     expect(res.status).toBe(400);

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Every answer the tests receive, held against the committed OpenAPI document (openapi.json): the
- * operation must declare the status, and a JSON body must match the declared schema of that
- * status and content type. The document is generated from the same decorators the code carries,
+ * operation must declare the status, the answer must carry the headers declared for it, and a
+ * JSON body must match the declared schema of that status and content type. The document is generated from the same decorators the code carries,
  * so this is what keeps the decorators honest about the answers the handlers really build.
  *
  * Requests to a path or method the document does not have (a 404 of an unknown route, a probe of
@@ -26,7 +26,7 @@ interface Operation {
   responses: Record<string, Response>;
 }
 
-type Response = { content?: Record<string, { schema?: object }>; $ref?: string };
+type Response = { content?: Record<string, { schema?: object }>; headers?: Record<string, unknown>; $ref?: string };
 
 interface Answer {
   status: number;
@@ -80,6 +80,8 @@ class Conformance {
     const declared = this.resolve(operation.responses[String(answer.status)] ?? operation.responses.default);
     const where = `${method} ${operation.template} → ${answer.status}`;
     if (!declared) return `${where}: status not declared (declared: ${Object.keys(operation.responses).join(', ')})`;
+    const missing = Object.keys(declared.headers ?? {}).filter((name) => answer.headers[name.toLowerCase()] === undefined);
+    if (missing.length) return `${where}: declared header(s) not sent: ${missing.join(', ')}`;
     if (!answer.text) return undefined;
     const type = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (!declared.content) return `${where}: a body of ${type} where the document declares none`;
@@ -113,12 +115,17 @@ class Conformance {
 
 let conformance: Conformance | undefined;
 
+/** What is wrong with the answer to `method url` by the committed document; undefined when nothing is. */
+export function conformanceProblem(method: string, url: string, answer: Answer): string | undefined {
+  conformance ??= new Conformance(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as ConstructorParameters<typeof Conformance>[0]);
+  return conformance.problem(method, url, answer);
+}
+
 /** Checks one answer as OPENAPI_CONFORMANCE says: throws (enforce), records (report=<file>) or nothing (off). */
 export function checkConformance(method: string, url: string, answer: Answer): void {
   const mode = process.env.OPENAPI_CONFORMANCE ?? 'enforce';
   if (mode === 'off') return;
-  conformance ??= new Conformance(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as ConstructorParameters<typeof Conformance>[0]);
-  const problem = conformance.problem(method, url, answer);
+  const problem = conformanceProblem(method, url, answer);
   if (!problem) return;
   if (mode.startsWith('report=')) {
     appendFileSync(mode.slice('report='.length), `${JSON.stringify({ test: expect.getState().currentTestName, problem })}\n`);

@@ -130,6 +130,23 @@ function canonicalNumber(text: string): string {
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * A JSON body the parser refused (malformed, not UTF-8, beyond the shape limits, a number it cannot
+ * take exactly), kept on the request in place of the body instead of answered at once: the order of
+ * checks is 401, 403, then 400, so the refusal is raised by AccessGuard once the caller may use the
+ * route (throwIfRefused). An anonymous caller learns nothing about a body it may not send, and a
+ * caller without the permission leaves its `permission.denied` event. A body over the size limit
+ * (413) and one of another type or charset (415) are refused before parsing, as before.
+ */
+export class RefusedBody {
+  constructor(readonly error: Error) {}
+}
+
+/** Raises the parser's refusal of the request's body, if it refused it. */
+export function throwIfRefused(body: unknown): void {
+  if (body instanceof RefusedBody) throw body.error;
+}
+
 export function replaceJsonParser(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   if (fastify.hasContentTypeParser('application/json')) fastify.removeContentTypeParser('application/json');
@@ -145,11 +162,13 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
       text = typeof body === 'string' ? body : utf8.decode(body);
     } catch {
       done(
-        new ValidationFailedError(
-          [{ field: 'body', code: 'utf8', message: 'el cuerpo no es UTF-8 válido' }],
-          'El cuerpo de la solicitud no es UTF-8 válido',
+        null,
+        new RefusedBody(
+          new ValidationFailedError(
+            [{ field: 'body', code: 'utf8', message: 'el cuerpo no es UTF-8 válido' }],
+            'El cuerpo de la solicitud no es UTF-8 válido',
+          ),
         ),
-        undefined,
       );
       return;
     }
@@ -165,11 +184,11 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
         problem.code === 'exactNumber'
           ? 'Un número del cuerpo no se puede recibir con exactitud'
           : 'El cuerpo de la solicitud excede los límites de forma';
-      done(new ValidationFailedError([problem], message), undefined);
+      done(null, new RefusedBody(new ValidationFailedError([problem], message)));
       return;
     }
     // Fastify's default JSON parser is synchronous and answers through `done`; its declared type is
     // the union of callback and promise parsers, so there is no promise to wait for here.
-    void parseJson(request, text, done);
+    void parseJson(request, text, (err: Error | null, value?: unknown) => (err ? done(null, new RefusedBody(err)) : done(null, value)));
   });
 }
