@@ -71,7 +71,9 @@ const { values: flags } = parseArgs({
 
 if (flags.help) {
   // the usage is this file's header comment
-  const header = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((line, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('//')));
+  const header = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('//')));
   process.stdout.write(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n') + '\n');
   process.exit(0);
 }

@@ -2642,7 +2642,7 @@ export interface components {
                 "application/json": components["schemas"]["FiscalErrorDto"];
             };
         };
-        /** @description The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
+        /** @description The database refuses connections, the password-hashing queue is full, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2664,7 +2664,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetailsDto"];
             };
         };
-        /** @description The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
+        /** @description The database refuses connections, the password-hashing queue is full, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds. */
         FiscalServiceUnavailable: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

@@ -64,6 +64,8 @@ describe('the built server on the embedded database', () => {
   it('ends the start with status 1 when DATA_DIR cannot hold a cluster', async () => {
     const notADirectory = join(dataDir, 'a-file');
     writeFileSync(notADirectory, 'not a directory\n');
-    await expect(start(notADirectory)).rejects.toThrow(/exited before listening \(\{"code":1,"signal":null\}\)[\s\S]*^\{"level":60,.*"msg":"start failed: .*(ENOTDIR|EEXIST)/m);
+    await expect(start(notADirectory)).rejects.toThrow(
+      /exited before listening \(\{"code":1,"signal":null\}\)[\s\S]*^\{"level":60,.*"msg":"start failed: .*(ENOTDIR|EEXIST)/m,
+    );
   }, 60_000);
 });

@@ -49,7 +49,9 @@ describe('the built server when its database cannot be reached', () => {
       }
     });
     expect(entries.some((entry) => entry.context === 'NestFactory' && entry.level === 30)).toBe(true);
-    expect(entries.some((entry) => entry.context === 'ExceptionHandler' && entry.level === 50 && /ECONNREFUSED/.test(entry.err?.message ?? entry.msg))).toBe(true);
+    expect(
+      entries.some((entry) => entry.context === 'ExceptionHandler' && entry.level === 50 && /ECONNREFUSED/.test(entry.err?.message ?? entry.msg)),
+    ).toBe(true);
     // the reason is the last line on stderr (pino's lines on stdout may reach the pipe after it)
     const last = JSON.parse(stderr.trimEnd().split('\n').at(-1)!) as unknown;
     expect(last).toMatchObject({ level: 60, context: 'Startup', msg: expect.stringMatching(/^start failed: .*ECONNREFUSED/) });

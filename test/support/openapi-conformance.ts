@@ -51,9 +51,7 @@ class Conformance {
     this.responses = document.components?.responses ?? {};
     for (const [template, methods] of Object.entries(document.paths)) {
       const segments = template.split('/');
-      const pattern = new RegExp(
-        `^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
-      );
+      const pattern = new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
       const specificity = segments.filter((s) => s && !/^\{.+\}$/.test(s)).length;
       for (const [method, operation] of Object.entries(methods)) {
         this.operations.push({ method: method.toUpperCase(), template, pattern, specificity, responses: operation.responses ?? {} });
@@ -83,14 +81,18 @@ class Conformance {
     const missing = Object.keys(declared.headers ?? {}).filter((name) => answer.headers[name.toLowerCase()] === undefined);
     if (missing.length) return `${where}: declared header(s) not sent: ${missing.join(', ')}`;
     if (!answer.text) return undefined;
-    const type = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const type = String(answer.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     if (!declared.content) return `${where}: a body of ${type} where the document declares none`;
     const media = declared.content[type];
     if (!media) return `${where}: content type ${type} not declared (declared: ${Object.keys(declared.content).join(', ')})`;
     if (!media.schema || !type.endsWith('json')) return undefined;
     const validate = this.validator(`${operation.method} ${operation.template} ${answer.status} ${type}`, media.schema);
     if (validate(answer.body)) return undefined;
-    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     return `${where}: body does not match its schema: ${errors.join('; ')}; body: ${answer.text.slice(0, 300)}`;
   }
 

@@ -11,8 +11,8 @@ type ReferenceObject = { $ref: string };
  * What the decorators cannot say, applied once over the generated document: the response headers
  * every operation shares, `security: []` on public operations, the answers any operation may give
  * whatever its handler does (a refused body, a fault of the service), integer types, and the tag
- * catalog. Kept out of the controllers so
- * each rule lives in one place and a new operation gets it without a decorator.
+ * catalog. Kept out of the controllers so each rule lives in one place and a new operation gets it
+ * without a decorator.
  */
 
 /**
@@ -93,7 +93,7 @@ function declareIntegers(doc: OpenAPIObject): void {
  * Answers any operation may give whatever its handler does, declared once: the refusals of a body
  * the service does not read (413, 415: before any validation; 400: a body sent to an operation that
  * takes none), and the faults of the service itself (500; 503 while its database refuses
- * connections or while it shuts down, with Retry-After).
+ * connections, its password-hashing queue is full or it shuts down, with Retry-After).
  */
 const SHARED_ANSWERS = [
   {
@@ -132,7 +132,8 @@ const SHARED_ANSWERS = [
     status: 503,
     name: 'ServiceUnavailable',
     code: 'servicio_no_disponible',
-    description: 'The database refuses connections, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds.',
+    description:
+      'The database refuses connections, the password-hashing queue is full, or the service is shutting down (`servicio_no_disponible`); retry after `Retry-After` seconds.',
     detail: 'El servicio no está disponible en este momento',
     on: 'all',
   },
@@ -181,7 +182,9 @@ function sharedResponses(): Record<string, ResponseObject> {
           {
             description: r.description,
             headers,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } } },
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } },
+            },
           },
         ],
       ];

@@ -22,7 +22,20 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 /** Rules about a value's presence or type. */
 const TYPE_RULES = new Set(['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
 /** Rules that measure or match a value of the right type: not reported beside a broken type rule. */
-const MEASURE_RULES = new Set(['maxLength', 'minLength', 'max', 'min', 'arrayMaxSize', 'arrayMinSize', 'maxBytes', 'isPositive', 'isNegative', 'visibleText', 'matches', 'isEmail']);
+const MEASURE_RULES = new Set([
+  'maxLength',
+  'minLength',
+  'max',
+  'min',
+  'arrayMaxSize',
+  'arrayMinSize',
+  'maxBytes',
+  'isPositive',
+  'isNegative',
+  'visibleText',
+  'matches',
+  'isEmail',
+]);
 
 function hasImmutableViolation(errors: ValidationError[]): string | undefined {
   for (const e of errors) {
@@ -93,7 +106,8 @@ export function unacceptableInput(value: unknown, maxDepth: number): FieldError 
       const childPath = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
       if (key.includes(NUL) || LONE_SURROGATE.test(key))
         return { field: 'body', code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
-      if (!Array.isArray(v) && key in Object.prototype) return { field: childPath, code: 'whitelistValidation', message: unknownFieldMessage(childPath) };
+      if (!Array.isArray(v) && key in Object.prototype)
+        return { field: childPath, code: 'whitelistValidation', message: unknownFieldMessage(childPath) };
       stack.push([child, childPath, depth + 1]);
     }
   }
