@@ -4029,7 +4029,7 @@ export interface operations {
     listMedios: {
         parameters: {
             query?: {
-                /** @description Case-insensitive substring of codigo or nombre. */
+                /** @description Case-insensitive substring of codigo or nombre. Example: `diario`. */
                 search?: string;
                 /** @description Only active (true) or inactive (false) medios; both when absent. */
                 activo?: boolean;
@@ -6279,7 +6279,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                /** @description Order of the page: comma-separated fields from `numeroAFIP`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `medioId`, then `numeroAFIP`. An unknown field is 400 `validacion`. */
+                /** @description Order of the page: comma-separated fields from `numeroAFIP`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `medioId`, then `numeroAFIP`. An unknown field is 400 `validacion`. Example: `-createdAt,numeroAFIP`. */
                 sort?: string;
                 /** @description Only the points of sale of this medio. */
                 medioId?: number;
@@ -9080,17 +9080,17 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                /** @description Only events by this user id. */
+                /** @description Only events by this user id. Example: `1`. */
                 actorUserId?: number;
                 /** @description Only events of this action (exact), e.g. `usuario.update`. */
                 action?: string;
-                /** @description Only events on this kind of resource (singular snake_case). */
+                /** @description Only events on this kind of resource (singular snake_case). Example: `usuario`. */
                 targetType?: string;
-                /** @description Only events on this resource id (compared as text; a role is its codigo). */
+                /** @description Only events on this resource id (compared as text; a role is its codigo). Example: `42`. */
                 targetId?: string;
-                /** @description Events at or after this instant (inclusive). ISO-8601 with a time; Z or an offset (URL-encode `+`); without one it is UTC. */
+                /** @description Events at or after this instant (inclusive). ISO-8601 with a time; Z or an offset (URL-encode `+`); without one it is UTC. Example: `2025-03-01T00:00:00Z`. */
                 from?: string;
-                /** @description Events at or before this instant (inclusive); same format as `from`; not earlier than `from`. */
+                /** @description Events at or before this instant (inclusive); same format as `from`; not earlier than `from`. Example: `2025-03-31T23:59:59.999999Z`. */
                 to?: string;
                 /** @description The `nextCursor` of the previous page, as received. A malformed or altered cursor is ignored: the query starts from the newest event. */
                 cursor?: string;
@@ -9776,11 +9776,11 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. */
+                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. Example: `-createdAt,codigo`. */
                 sort?: string;
                 /** @description Only active (true) or inactive (false) product types; both when absent. */
                 activo?: boolean;
-                /** @description Case-insensitive text contained in codigo or nombre. */
+                /** @description Case-insensitive text contained in codigo or nombre. Example: `clasif`. */
                 search?: string;
             };
             header?: never;
@@ -9952,15 +9952,15 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. */
+                /** @description Order of the page: comma-separated fields from `codigo`, `nombre`, `createdAt`; a leading `-` sorts that field descending. Ties are broken by id. Default: `codigo`. An unknown field is 400 `validacion`. Example: `-createdAt,codigo`. */
                 sort?: string;
-                /** @description Only products of this rubro. */
+                /** @description Only products of this rubro. Example: `4`. */
                 rubroId?: number;
-                /** @description Only products of this product type. */
+                /** @description Only products of this product type. Example: `1`. */
                 productTypeId?: number;
                 /** @description Only active (true) or inactive (false) products; both when absent. */
                 activo?: boolean;
-                /** @description Case-insensitive text contained in codigo or nombre. */
+                /** @description Case-insensitive text contained in codigo or nombre. Example: `autos`. */
                 search?: string;
             };
             header?: never;
@@ -10322,7 +10322,7 @@ export interface operations {
     getVigenteProductPrice: {
         parameters: {
             query?: {
-                /** @description Exactly `yyyy-MM-dd`; today in America/Argentina/Buenos_Aires when absent. */
+                /** @description Exactly `yyyy-MM-dd`; today in America/Argentina/Buenos_Aires when absent. Example: `2026-07-15`. */
                 fecha?: string;
             };
             header?: never;
@@ -10420,7 +10420,7 @@ export interface operations {
     listRoles: {
         parameters: {
             query?: {
-                /** @description Case-insensitive substring of codigo or nombre. */
+                /** @description Case-insensitive substring of codigo or nombre. Example: `admin`. */
                 search?: string;
                 /** @description Include inactive roles (default false: active roles only). */
                 incluirInactivos?: boolean;
@@ -11063,7 +11063,7 @@ export interface operations {
     getRolePermissions: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
+                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
                 asOf?: string;
             };
             header?: never;
@@ -11501,11 +11501,11 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                /** @description Order of the page: comma-separated fields from `username`, `nombre`, `apellido`, `email`, `createdAt`, `ultimoLogin`; a leading `-` sorts that field descending. Ties are broken by id. Default: `username`. An unknown field is 400 `validacion`. */
+                /** @description Order of the page: comma-separated fields from `username`, `nombre`, `apellido`, `email`, `createdAt`, `ultimoLogin`; a leading `-` sorts that field descending. Ties are broken by id. Default: `username`. An unknown field is 400 `validacion`. Example: `-ultimoLogin,username`. */
                 sort?: string;
-                /** @description Case-insensitive substring of username, nombre, apellido or email. */
+                /** @description Case-insensitive substring of username, nombre, apellido or email. Example: `perez`. */
                 search?: string;
-                /** @description Only users of this role (code). */
+                /** @description Only users of this role (code). Example: `cajero`. */
                 rol?: string;
                 /** @description Only active (true) or inactive (false) users; both when absent. */
                 activo?: boolean;
@@ -11749,7 +11749,7 @@ export interface operations {
     getUser: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
+                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
                 asOf?: string;
             };
             header?: never;
@@ -12352,7 +12352,7 @@ export interface operations {
     getUserPermissions: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
+                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
                 asOf?: string;
             };
             header?: never;

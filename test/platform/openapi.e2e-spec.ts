@@ -108,6 +108,33 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('declares 500 and 503 on every operation, in the error shape of its route', () => {
+    const missing: string[] = [];
+    for (const { where, op } of operations()) {
+      const fiscal = where.includes('/fiscal/');
+      for (const status of ['500', '503']) {
+        const declared = op.responses[status];
+        const name: string = declared?.$ref?.split('/').pop() ?? '';
+        if (!declared || (declared.$ref && (name.startsWith('Fiscal') !== fiscal || !doc.components.responses[name])))
+          missing.push(`${where} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('gives no optional query parameter an example (Swagger UI would send it), its description shows it instead', () => {
+    const prefilled: string[] = [];
+    for (const { where, op } of operations()) {
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.in === 'query' && !parameter.required && (parameter.example !== undefined || parameter.schema?.example !== undefined))
+          prefilled.push(`${where} ${parameter.name}`);
+      }
+    }
+    expect(prefilled).toEqual([]);
+    const rubroId = doc.paths['/api/v1/products'].get.parameters.find((p: { name: string }) => p.name === 'rubroId');
+    expect(rubroId.description).toMatch(/Example: `4`\.$/);
+  });
+
   it('types every number as an integer except money and rates, which are exactly the decimal columns of the entities', () => {
     const decimalColumns = new Set(
       t.db.entityMetadatas.flatMap((entity) =>

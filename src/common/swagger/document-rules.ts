@@ -10,8 +10,8 @@ type ReferenceObject = { $ref: string };
 /**
  * What the decorators cannot say, applied once over the generated document: the response headers
  * every operation shares, `security: []` on public operations, the answers any operation may give
- * whatever its handler does (a refused body, a fault of the service), integer types, and the tag
- * catalog. Kept out of the controllers so each rule lives in one place and a new operation gets it
+ * whatever its handler does (a refused body, a fault of the service), integer types, the examples
+ * of optional query parameters, and the tag catalog. Kept out of the controllers so each rule lives in one place and a new operation gets it
  * without a decorator.
  */
 
@@ -213,6 +213,28 @@ function declareSharedAnswers(doc: OpenAPIObject): void {
   }
 }
 
+/**
+ * An optional query parameter (a filter, `sort`, `asOf`) carries its example in its description,
+ * not as `example`: Swagger UI's "Try it out" fills a parameter with its example and sends it, so
+ * a list came back filtered by a made-up value and a read by id asked for the past. Path
+ * parameters and required query parameters keep theirs: a request needs a value for them.
+ */
+function describeOptionalQueryExamples(doc: OpenAPIObject): void {
+  for (const op of operations(doc)) {
+    for (const parameter of op.parameters ?? []) {
+      if ('$ref' in parameter || parameter.in !== 'query' || parameter.required) continue;
+      const schema = parameter.schema && !('$ref' in parameter.schema) ? parameter.schema : undefined;
+      const example: unknown = parameter.example ?? schema?.example;
+      if (example === undefined) continue;
+      delete parameter.example;
+      if (schema) delete schema.example;
+      const value = `\`${typeof example === 'string' ? example : JSON.stringify(example)}\``;
+      if (parameter.description?.includes(value)) continue; // the description shows it already
+      parameter.description = parameter.description ? `${parameter.description.trimEnd()} Example: ${value}.` : `Example: ${value}.`;
+    }
+  }
+}
+
 export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
   doc.components = {
     ...doc.components,
@@ -220,6 +242,7 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     responses: { ...doc.components?.responses, ...sharedResponses() },
   };
   declareIntegers(doc);
+  describeOptionalQueryExamples(doc);
   declareSharedAnswers(doc);
   // only the shared answers some operation uses (every route of one shape may declare its own 400)
   const referenced = JSON.stringify(doc.paths);
