@@ -9,6 +9,10 @@ describe('AuditCursorCodec', () => {
     expect(codec.decode(codec.encode(position))).toEqual(position);
   });
 
+  it('takes back a cursor at any id the store may hold, zero and negative ones included (else following cursors would restart)', () => {
+    for (const id of ['0', '-1', '9223372036854775807']) expect(codec.decode(codec.encode({ ...position, id }))).toEqual({ ...position, id });
+  });
+
   it('ignores a cursor whose payload was edited (signature no longer matches)', () => {
     const [, sig] = codec.encode(position).split('.');
     const forged = Buffer.from(JSON.stringify({ t: position.t, id: '999999' })).toString('base64url');
@@ -27,7 +31,14 @@ describe('AuditCursorCodec', () => {
 
   it('ignores a validly signed payload that is not a position', () => {
     const sign = (codec as unknown as { sign(payload: string): string }).sign.bind(codec);
-    for (const value of [{ t: 'nope', id: '1' }, { t: position.t, id: '0' }, { t: position.t, id: 12 }, { t: position.t }, 'x']) {
+    for (const value of [
+      { t: 'nope', id: '1' },
+      { t: position.t, id: '01' },
+      { t: position.t, id: '-0' },
+      { t: position.t, id: 12 },
+      { t: position.t },
+      'x',
+    ]) {
       const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
       expect(codec.decode(`${payload}.${sign(payload)}`)).toBeNull();
     }

@@ -5,11 +5,11 @@ import { parseInstant } from './utc-instant.js';
 export interface CursorPosition {
   /** canonical instant (see utc-instant.ts) */
   t: string;
-  /** the event id, a positive decimal integer */
+  /** the event id, a decimal integer: any the store holds, so that every cursor the list hands out is taken back */
   id: string;
 }
 
-const ID = /^[1-9]\d{0,18}$/;
+const ID = /^(0|-?[1-9]\d{0,18})$/;
 
 /**
  * The opaque `nextCursor` of GET /api/v1/audit/events: base64url of `{t, id}`, a dot, and an

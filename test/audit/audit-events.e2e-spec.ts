@@ -72,6 +72,12 @@ describe('GET /api/v1/audit/events', () => {
       expect((await list({ from: '2025-03-01T00:00:00-03:00', to: '2025-03-01T03:00:00Z' })).status).toBe(200);
     });
 
+    it('answers an empty page, not a 500, for a from in the last microsecond of year 9999', async () => {
+      const res = await list({ from: '9999-12-31T23:59:59.9999995Z' });
+      expect(res.status).toBe(200);
+      expect(res.body.items).toEqual([]);
+    });
+
     it.each([
       ['from', 'yesterday'],
       ['from', '2025-02-30T00:00:00Z'],

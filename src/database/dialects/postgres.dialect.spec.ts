@@ -82,4 +82,9 @@ describe('ceilInstant (an inclusive lower bound at the engine precision)', () =>
     expect(ceilInstant('2026-11-24T02:12:36.756000010Z', 7)).toBe('2026-11-24T02:12:36.756000100Z');
     expect(ceilInstant('2026-12-31T23:59:59.999999500Z', 6)).toBe('2027-01-01T00:00:00.000000000Z');
   });
+
+  it('stops at the last instant of year 9999 instead of writing year 10000, which neither engine takes', () => {
+    expect(ceilInstant('9999-12-31T23:59:59.999999500Z', 6)).toBe('9999-12-31T23:59:59.999999000Z');
+    expect(ceilInstant('9999-12-31T23:59:59.999999950Z', 7)).toBe('9999-12-31T23:59:59.999999900Z');
+  });
 });

@@ -286,6 +286,9 @@ export function ceilInstant(instant: string, digits: number): string {
   const unit = 10n ** BigInt(digits);
   const seconds = new Date(`${instant.slice(0, 19)}Z`);
   if (kept === unit) seconds.setUTCSeconds(seconds.getUTCSeconds() + 1);
+  // past the last instant of year 9999, which neither engine can take: the last one they hold
+  // (no event is ever stored there; a bound beyond it finds nothing either way)
+  if (seconds.getUTCFullYear() > 9999) return `9999-12-31T23:59:59.${'9'.repeat(digits).padEnd(9, '0')}Z`;
   return `${seconds.toISOString().slice(0, 19)}.${String(kept % unit)
     .padStart(digits, '0')
     .padEnd(9, '0')}Z`;
