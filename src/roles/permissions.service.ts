@@ -47,7 +47,7 @@ export class PermissionsService {
   }
 
   /** The codes a role owned at `asOf`, sorted, from the history of role_permissions and permissions. */
-  async ofRoleAsOf(roleId: number, asOf: Date): Promise<string[]> {
+  async ofRoleAsOf(roleId: number, asOf: string): Promise<string[]> {
     const links = await this.history.rows<{ permission_id: number }>('role_permissions', ['permission_id'], { role_id: roleId }, asOf);
     if (!links.length) return [];
     const catalog = await this.history.rows<{ id: number; codigo: string }>('permissions', ['id', 'codigo'], {}, asOf);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { displayInstant } from '../audit/utc-instant.js';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
@@ -122,7 +123,7 @@ export class RolesService {
   async permissionsAsOf(codigo: string, rawAsOf: string): Promise<RolePermissionsDto> {
     const asOf = this.history.instant(rawAsOf);
     const [role] = await this.history.rows<{ id: number }>('roles', ['id'], { codigo }, asOf);
-    if (!role) throw new DomainError('no_encontrado', `El rol ${codigo} no existía en ${asOf.toISOString()}`);
+    if (!role) throw new DomainError('no_encontrado', `El rol ${codigo} no existía en ${displayInstant(asOf)}`);
     return { codigo, permisos: await this.permissions.ofRoleAsOf(Number(role.id), asOf) };
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { displayInstant } from '../audit/utc-instant.js';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AuditService } from '../audit/audit.service.js';
@@ -49,7 +50,7 @@ export class UserPermissionsService {
       { id: userId },
       asOf,
     );
-    if (!user) throw new DomainError('no_encontrado', `El usuario ${userId} no existía en ${asOf.toISOString()}`);
+    if (!user) throw new DomainError('no_encontrado', `El usuario ${userId} no existía en ${displayInstant(asOf)}`);
     const roleId = Number(user.role_id);
     const [role] = await this.history.rows<{ codigo: string; activo: boolean | number }>('roles', ['codigo', 'activo'], { id: roleId }, asOf);
     const rolPermisos = role?.activo ? await this.permissions.ofRoleAsOf(roleId, asOf) : [];

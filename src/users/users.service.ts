@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { displayInstant } from '../audit/utc-instant.js';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
@@ -106,7 +107,7 @@ export class UsersService {
   async getAsOf(id: number, rawAsOf: string): Promise<UsuarioDto> {
     const asOf = this.history.instant(rawAsOf);
     const [version] = await this.history.rows<UserVersion>('users', VERSION_COLUMNS, { id }, asOf);
-    if (!version) throw new DomainError('no_encontrado', `El usuario ${id} no existía en ${asOf.toISOString()}`);
+    if (!version) throw new DomainError('no_encontrado', `El usuario ${id} no existía en ${displayInstant(asOf)}`);
     const [role] = await this.history.rows<{ codigo: string }>('roles', ['codigo'], { id: Number(version.role_id) }, asOf);
     return UsuarioDto.of(
       {

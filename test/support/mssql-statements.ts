@@ -46,7 +46,7 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
     at,
   );
   await d.transactionLock(db('transactionLock') as never, 'resource', 'exclusive');
-  await d.selectAsOf(db('selectAsOf'), 'roles', ['id', 'codigo'], { id: 1, codigo: 'admin' }, at);
+  await d.selectAsOf(db('selectAsOf'), 'roles', ['id', 'codigo'], { id: 1, codigo: 'admin' }, '2026-01-01T00:00:00.000000000Z');
   out.push({
     source: 'MssqlDialect.insertStatement',
     // TypeORM turns the :named parameters into @0, @1… before sending

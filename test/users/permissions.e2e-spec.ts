@@ -192,6 +192,31 @@ describe('user permissions', () => {
       });
     });
 
+    it('reads at the periods own precision: an instant a microsecond after a change shows it, one before does not', async () => {
+      const user = await createViaApi('cajero');
+      expect(
+        (
+          await t.put(
+            `/api/v1/users/${user.id}`,
+            { nombre: 'Preciso', apellido: 'Ruiz', email: 'preciso@example.test', rol: 'cajero' },
+            { token: admin },
+          )
+        ).status,
+      ).toBe(200);
+      // when the current version began, to the microsecond
+      const [{ start }] = await t.query(
+        t.engine === 'mssql'
+          ? 'SELECT CONVERT(varchar(27), valid_from, 126) AS start FROM users WHERE id = @0'
+          : `SELECT to_char(lower(sys_period) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS start FROM users WHERE id = $1`,
+        [user.id],
+      );
+      const micros = BigInt(Date.parse(`${String(start).slice(0, 19)}Z`)) * 1000n + BigInt(String(start).slice(20, 26).padEnd(6, '0'));
+      const at = (us: bigint) => `${new Date(Number(us / 1000n)).toISOString().slice(0, 19)}.${String(us % 1_000_000n).padStart(6, '0')}Z`;
+      const nombreAt = async (us: bigint) => (await t.get(`/api/v1/users/${user.id}`, { token: admin, query: { asOf: at(us) } })).body.nombre;
+      expect(await nombreAt(micros)).toBe('Preciso');
+      expect(await nombreAt(micros - 1n)).toBe('Pat');
+    });
+
     it('answers 404 for an instant before the user existed', async () => {
       const before = new Date(Date.now() - 60_000).toISOString();
       const user = await createViaApi('cajero');

@@ -203,12 +203,13 @@ export class MssqlDialect implements SqlDialect {
     table: VersionedTable,
     columns: readonly string[],
     where: Readonly<Record<string, string | number>>,
-    asOf: Date,
+    asOf: string,
   ): Promise<T[]> {
-    // The instant travels as datetime2(7): the driver's default for a Date is datetime, whose
-    // 1/300 s rounding could pick the neighbouring version. Period columns are UTC, like useUTC.
+    // The instant travels as datetime2(7), cut to its 100 ns: the driver's default for a Date is
+    // datetime, whose 1/300 s rounding could pick the neighbouring version. Period columns are
+    // UTC, like useUTC.
     const cols = columns.map((c) => quoteIdent(assertIdentifier(c))).join(', ');
-    const params: unknown[] = [new MssqlParameter(asOf, 'datetime2', 7)];
+    const params: unknown[] = [datetime2(asOf)];
     const filter: string[] = [];
     for (const [column, value] of Object.entries(where)) {
       params.push(typeof value === 'number' ? new MssqlParameter(value, 'int') : new MssqlParameter(value, 'nvarchar', 4000));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { type DataSource, type EntityManager, MssqlParameter, QueryFailedError } from 'typeorm';
-import { MssqlDialect, mssqlDriver } from './mssql.dialect.js';
+import { datetime2, MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 import type { ConnectionSettings } from './sql-dialect.js';
 
 /**
@@ -117,21 +117,21 @@ describe('MssqlDialect connection and typing', () => {
       expect(calls).toHaveLength(0);
     });
 
-    it('reads a versioned table as of an instant with FOR SYSTEM_TIME AS OF a datetime2(7) parameter', async () => {
+    it('reads a versioned table as of an instant with FOR SYSTEM_TIME AS OF a datetime2(7) parameter, to its 100 ns', async () => {
       const { db, calls } = recorder(() => []);
-      const at = new Date('2026-01-02T03:04:05.678Z');
+      const at = '2026-01-02T03:04:05.678912345Z';
       await dialect.selectAsOf(db, 'roles', ['id', 'codigo'], { codigo: 'admin', id: 1 }, at);
       expect(flat(calls[0]!.sql)).toBe('SELECT [id], [codigo] FROM dbo.[roles] FOR SYSTEM_TIME AS OF @0 WHERE [codigo] = @1 AND [id] = @2');
-      expect(calls[0]!.parameters).toEqual([
-        new MssqlParameter(at, 'datetime2', 7),
-        new MssqlParameter('admin', 'nvarchar', 4000),
-        new MssqlParameter(1, 'int'),
-      ]);
+      const instant = calls[0]!.parameters[0] as MssqlParameter & { value: Date & { nanosecondDelta?: number } };
+      expect(instant.value.toISOString()).toBe('2026-01-02T03:04:05.678Z');
+      expect(instant.value.nanosecondDelta).toBeCloseTo(0.0009123, 10);
+      expect(calls[0]!.parameters.slice(1)).toEqual([new MssqlParameter('admin', 'nvarchar', 4000), new MssqlParameter(1, 'int')]);
+      expect(datetime2('2026-01-02T03:04:05.678912345Z')).toEqual(instant);
     });
 
     it('refuses an as-of column name that is not a plain identifier', async () => {
       const { db } = recorder();
-      await expect(dialect.selectAsOf(db, 'users', ['id; DROP TABLE users'], {}, new Date())).rejects.toThrow(/identifier/);
+      await expect(dialect.selectAsOf(db, 'users', ['id; DROP TABLE users'], {}, '2026-01-01T00:00:00.000000000Z')).rejects.toThrow(/identifier/);
     });
 
     it('takes a transaction-owned application lock and fails the statement when it is not granted', async () => {
@@ -147,7 +147,7 @@ describe('MssqlDialect connection and typing', () => {
       const { db, calls } = recorder();
       const at = new Date('2026-01-01T00:00:00Z');
       await dialect.ensureMonthlyPartitions(db, 'audit_events', at, at);
-      await dialect.selectAsOf(db, 'users', ['id'], {}, at);
+      await dialect.selectAsOf(db, 'users', ['id'], {}, '2026-01-01T00:00:00.000000000Z');
       await dialect.versioningState(db, ['users']);
       await dialect.historyRetention(db, ['users']);
       await dialect.partitionRanges(db, 'audit_events');

@@ -134,12 +134,14 @@ export class PostgresDialect implements SqlDialect {
     table: VersionedTable,
     columns: readonly string[],
     where: Readonly<Record<string, string | number>>,
-    asOf: Date,
+    asOf: string,
   ): Promise<T[]> {
     // The versioning trigger keeps each replaced version in <table>_history with its validity
     // closed: [from, to). A version valid at the instant is either still current or in history.
+    // The instant is cut to microseconds, the periods' precision: a version that began at or
+    // before it began at or before the instant itself.
     const cols = columns.map((c) => quoteIdent(assertIdentifier(c))).join(', ');
-    const params: unknown[] = [asOf];
+    const params: unknown[] = [pgInstant(asOf)];
     const filter = ['sys_period @> $1::timestamptz'];
     for (const [column, value] of Object.entries(where)) {
       params.push(value);

@@ -171,7 +171,7 @@ export interface SqlDialect {
     table: VersionedTable,
     columns: readonly string[],
     where: Readonly<Record<string, string | number>>,
-    asOf: Date,
+    asOf: string,
   ): Promise<T[]>;
 
   /**
