@@ -192,6 +192,68 @@ describe('tamper-evident audit trail', () => {
       expect((await verify()).intact).toBe(true);
     });
 
+    it('names events at ids the sequence never handed out (zero and below, and beyond it), and passes once they are removed', async () => {
+      const medio = await rowOf(a);
+      const beyond = Number((await t.query('SELECT MAX(id) AS m FROM audit_events'))[0].m) + 100_000;
+      await putBack({ ...medio, id: -1, target_id: 'forged' });
+      await putBack({ ...medio, id: 0, target_id: 'forged' });
+      // SQL Server moves its identity past an explicit higher id, so only zero and below are forged there for sure
+      const above = t.engine === 'postgres';
+      if (above) await putBack({ ...medio, id: beyond, target_id: 'forged' });
+      await seal(); // a later seal does not cover them either
+      expect(findings(await verify())).toEqual([
+        { kind: 'inserted', id: -1 },
+        { kind: 'inserted', id: 0 },
+        ...(above ? [{ kind: 'inserted', id: beyond }] : []),
+      ]);
+      const { code, out } = await cli();
+      expect(code).toBe(2);
+      expect(out).toContain("event -1 has an id the store's sequence never handed out");
+      await t.query(`DELETE FROM audit_events WHERE id <= 0 OR id = $1`, [beyond]);
+      expect((await verify()).intact).toBe(true);
+    });
+
+    it('does not let a backdated event excuse the deletion of the events sealed with it', async () => {
+      // an event eleven years old, forged with a correct hash before the next seal: its seal then
+      // reaches past the ten-year retention, where missing events may have been dropped by it
+      const old = new Date(Date.UTC(new Date().getUTCFullYear() - 11, 0, 15));
+      await dialect.ensureMonthlyPartitions(t.db, 'audit_events', old, old);
+      const [forged] = await t.query(
+        t.engine === 'postgres'
+          ? `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) VALUES ($1, 1, 'medio.create', 'medio', 'old', $2) RETURNING id`
+          : `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) OUTPUT INSERTED.id VALUES (@0, 1, 'medio.create', 'medio', 'old', @1)`,
+        [
+          old,
+          rowHash('audit_events', {
+            occurredAt: canonicalInstant(old),
+            actorUserId: 1,
+            actorRoleId: null,
+            ip: null,
+            userAgent: null,
+            correlationId: null,
+            action: 'medio.create',
+            targetType: 'medio',
+            targetId: 'old',
+            metadata: null,
+          }),
+        ],
+      );
+      const x = await eventIdOf(await createMedio());
+      const y = await eventIdOf(await createMedio());
+      await seal();
+      const rows = [await rowOf(x), await rowOf(y)];
+      await t.query(`DELETE FROM audit_events WHERE id IN ($1, $2)`, [x, y]);
+      expect(findings(await verify())).toEqual([
+        { kind: 'deleted', id: x },
+        { kind: 'deleted', id: y },
+      ]);
+      for (const row of rows) await putBack(row);
+      expect((await verify()).intact).toBe(true);
+      // the old event itself, the first of its seal, is what retention would have dropped: no finding
+      await t.query(`DELETE FROM audit_events WHERE id = $1`, [Number(forged.id)]);
+      expect((await verify()).intact).toBe(true);
+    });
+
     it('names two swapped events as re-ordered, and passes once they are swapped back', async () => {
       const swap = () => t.query(`UPDATE audit_events SET id = CASE WHEN id = $1 THEN $2 ELSE $1 END WHERE id IN ($1, $2)`, [b, c]);
       await swap();

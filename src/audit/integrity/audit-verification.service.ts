@@ -219,6 +219,11 @@ export class AuditVerifier {
     const byId = new Map<number, Finding>();
     const mismatched: Array<{ id: number; tag: string; seal: number }> = [];
     const missing: Array<{ id: number; seal: number }> = [];
+    // Retention drops whole old months, the oldest events of a seal first: in a seal that reaches
+    // past the cutoff, only ids before its first surviving one may be gone by retention. Any other
+    // missing id is a deletion (a backdated forged event must not excuse the ones sealed with it).
+    const retentionCandidates: Array<{ id: number; seal: number }> = [];
+    const firstSurviving = new Map<number, number>();
     const isSkipped = (id: number) => skippedRanges.some((r) => rangesContain(r, id));
     let events = 0;
     let unsealed = 0;
@@ -228,7 +233,7 @@ export class AuditVerifier {
         const at = order[p]!;
         const state = checked[coveredSeal[at]!]!;
         state.incomplete = true;
-        if (!state.partlyExpired) missing.push({ id: coveredIds[at]!, seal: coveredSeal[at]! });
+        (state.partlyExpired ? retentionCandidates : missing).push({ id: coveredIds[at]!, seal: coveredSeal[at]! });
       }
     };
 
@@ -265,6 +270,7 @@ export class AuditVerifier {
           const at = order[p++]!;
           const s = coveredSeal[at]!;
           const state = checked[s]!;
+          if (!firstSurviving.has(s)) firstSurviving.set(s, id);
           const hash = recomputed ?? MISSING_ROW_HASH;
           state.digest.add(id, hash);
           state.remaining--;
@@ -282,6 +288,24 @@ export class AuditVerifier {
       }
     }
     missingUpTo(Number.POSITIVE_INFINITY);
+    for (const m of retentionCandidates) {
+      const first = firstSurviving.get(m.seal);
+      if (first !== undefined && m.id > first) missing.push(m);
+    }
+
+    // Ids the store's sequence never handed out — zero and below, and above its high-water mark
+    // read after the scan (every id the scan saw was drawn before it) — are written by no service:
+    // no seal will ever cover them, and the scan of ids from 1 never reads the first kind.
+    if (!from && !to) {
+      const highWater = await this.dialect.eventIdHighWater(this.dataSource, store);
+      const forged: Array<{ id: string | number }> = await this.dataSource.query(
+        `SELECT id FROM ${store} WHERE id <= 0 OR (id > ${Math.trunc(highWater)} AND id <= ${Math.trunc(maxId)})`,
+      );
+      for (const row of forged) {
+        const id = Number(row.id);
+        byId.set(id, { kind: 'inserted', store, id, detail: `event ${id} has an id the store's sequence never handed out: no service wrote it` });
+      }
+    }
 
     // ------------------------------------------------------------------ name each difference
     const sealedTag = new Map<number, { tag: string; seal: number }>();
