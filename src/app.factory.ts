@@ -102,7 +102,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   registerRequestTelemetry(adapter.getInstance(), metrics);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, metrics }), adapter, {
-    logger: startLogger(pinoOptions(options.config, options.operatorCommand ? 2 : 1)),
+    logger: startLogger(pinoOptions(options.config, options.operatorCommand)),
     bufferLogs: true,
     abortOnError: false,
   });

@@ -42,7 +42,7 @@ export class AppModule {
   static forRoot(options: AppModuleOptions): DynamicModule {
     const imports = [
       AppConfigModule.forRoot(options.config, { bootstrapAdmin: !options.operatorCommand }),
-      LoggerModule.forRoot(pinoOptions(options.config, options.operatorCommand ? 2 : 1)),
+      LoggerModule.forRoot(pinoOptions(options.config, options.operatorCommand)),
       MetricsModule.forRoot(options.metrics),
       DatabaseModule.forRoot(options.database),
       CommonModule.forRoot({ clock: options.clock }),

@@ -98,7 +98,7 @@ async function withApplicationContext(work: (app: INestApplicationContext) => Pr
   return withDatabase(async (config, database) => {
     const options = { config: { ...config, jobsEnabled: false, metricsPort: 0 }, database, metrics: new AppMetrics(), operatorCommand: true };
     const app = await NestFactory.createApplicationContext(AppModule.forRoot(options), {
-      logger: startLogger(pinoOptions(options.config, 2)),
+      logger: startLogger(pinoOptions(options.config, options.operatorCommand)),
       bufferLogs: true,
       abortOnError: false,
     });

@@ -33,7 +33,9 @@ export const REDACT_PATHS = [
  * (observability/request-telemetry.ts), which knows the route template and the actor; pino-http
  * only builds the root logger.
  */
-export function pinoOptions(config: AppConfig, destination: 1 | 2 = 1): Params {
+export function pinoOptions(config: AppConfig, operatorCommand = false): Params {
+  // stdout for the server; stderr for an operator command, whose stdout is its result
+  const destination = operatorCommand ? 2 : 1;
   const options = {
     level: config.logLevel,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
@@ -55,7 +57,6 @@ export function pinoOptions(config: AppConfig, destination: 1 | 2 = 1): Params {
     // line written during a request gets its correlation id from the request context instead
     // (requestLogFields), so every logger of the application stays the root one.
     forRoutes: [],
-    // stdout for the server; stderr for an operator command, whose stdout is its result
     pinoHttp: config.logPretty || destination === 1 ? options : [options, pino.destination({ dest: destination, sync: true })],
   };
 }

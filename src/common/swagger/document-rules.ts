@@ -236,17 +236,18 @@ function describeOptionalQueryExamples(doc: OpenAPIObject): void {
 }
 
 export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
+  const shared = sharedResponses();
   doc.components = {
     ...doc.components,
     headers: { ...doc.components?.headers, ...SHARED_HEADERS },
-    responses: { ...doc.components?.responses, ...sharedResponses() },
+    responses: { ...doc.components?.responses, ...shared },
   };
   declareIntegers(doc);
   describeOptionalQueryExamples(doc);
   declareSharedAnswers(doc);
   // only the shared answers some operation uses (every route of one shape may declare its own 400)
   const referenced = JSON.stringify(doc.paths);
-  for (const name of Object.keys(sharedResponses())) {
+  for (const name of Object.keys(shared)) {
     if (!referenced.includes(`"#/components/responses/${name}"`)) delete doc.components.responses?.[name];
   }
   const used = new Set<string>();
