@@ -29,7 +29,7 @@ describe('RequiredText and OptionalText', () => {
     expect(dto.descripcion).toBe('Café');
   });
 
-  it('refuses a name with a control or invisible character: zero-width space, bidi mark, BEL, tab, line separator, Hangul filler, blank braille', async () => {
+  it('refuses a name with a control or invisible character: zero-width space, bidi mark, BEL, tab, line separator, Hangul filler, blank braille, any default-ignorable, a leading combining mark', async () => {
     for (const nombre of [
       '\u200bMotos',
       '\u200b',
@@ -45,6 +45,13 @@ describe('RequiredText and OptionalText', () => {
       '\u3164',
       '\u2800',
       'Motos\u115F',
+      'Motos\u034f',
+      'Mo\u17b4tos',
+      'Motos\ufe0f',
+      'Motos\u00ad',
+      'Motos\u{e0041}',
+      '\u0301',
+      '\u0301Motos',
     ]) {
       expect(await refusal({ nombre })).toEqual(['nombre:visibleText']);
     }

@@ -2,10 +2,12 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
 
 /**
  * What a name cannot hold: control characters (C0, DEL, C1), invisible format characters
- * (zero-width spaces and joiners, bidi marks, BOM), the line and paragraph separators, and the
- * letters and symbols drawn as nothing (the Hangul fillers, the blank braille pattern).
+ * (zero-width spaces and joiners, bidi marks, BOM), the line and paragraph separators, every
+ * character Unicode says renderers draw as nothing when they cannot show it (default-ignorable:
+ * the Hangul fillers, the combining grapheme joiner, variation selectors, tags…), the blank
+ * braille pattern — and a combining mark at the start, with no letter to sit on.
  */
-const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|^\p{M}/u;
 /** Control characters, except the tab and line breaks a description may hold. */
 const CONTROL_IN_TEXT = /[^\P{Cc}\t\n\r]/u;
 
