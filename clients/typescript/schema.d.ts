@@ -2510,7 +2510,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The operation takes no body, and the one sent carries something (`validacion`): none, an empty one, `{}` or `null` are accepted. */
+        /** @description The operation takes no body and no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation` for a property or a parameter): as a body, none, an empty one, `{}` or `null` are accepted. */
         BodyNotAccepted: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2529,6 +2529,43 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The operation takes no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation`): `asOf` is read only by the operations that declare it. */
+        QueryNotAccepted: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "detail": "Esta operación no lleva parámetros de consulta",
+                 *       "instance": "/api/v1/…",
+                 *       "code": "validacion",
+                 *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The operation takes no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation`): `asOf` is read only by the operations that declare it. */
+        FiscalQueryNotAccepted: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "validacion",
+                 *       "message": "Esta operación no lleva parámetros de consulta"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiscalErrorDto"];
             };
         };
         /** @description The body is over the limit: 16 KiB on `/api/v1/auth/*`, 1 MiB elsewhere (`payload_demasiado_grande`). */
@@ -3395,6 +3432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProvinciaDto"][];
                 };
             };
+            400: components["responses"]["FiscalQueryNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
@@ -9237,6 +9275,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["QueryNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
@@ -9466,6 +9505,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeDto"];
                 };
             };
+            400: components["responses"]["QueryNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
@@ -9586,6 +9626,7 @@ export interface operations {
                     "application/json": components["schemas"]["SesionDto"][];
                 };
             };
+            400: components["responses"]["QueryNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {
@@ -9725,6 +9766,7 @@ export interface operations {
                     "application/json": components["schemas"]["PermissionDto"][];
                 };
             };
+            400: components["responses"]["QueryNotAccepted"];
             /** @description Missing, invalid or expired access token (`no_autenticado`). */
             401: {
                 headers: {

@@ -1,4 +1,5 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
@@ -6,6 +7,8 @@ import { SecurityEventsService } from '../audit/security-events.service.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { takesArgument } from '../common/http/route-arguments.js';
+import { throwIfQuery } from '../common/http/undeclared-query.js';
 import { throwIfRefused } from '../common/validation/json-body.js';
 import { ALLOW_ENDED_SESSION } from './decorators/allow-ended-session.decorator.js';
 import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
@@ -20,7 +23,8 @@ import { Traced } from '../observability/traced.js';
  * @Public(); the caller must exist and be active and the token's session (`sid`) must still be
  * active, and the caller must hold every permission the route declares with @RequirePermission (plus those of
  * @RequirePermissionWithQuery whose query parameter is present) — else 403 and a
- * `permission.denied` security event. Then a body the JSON parser refused is 400 (RefusedBody).
+ * `permission.denied` security event. Then a body the JSON parser refused is 400 (RefusedBody), and
+ * so is a query string sent to an operation of `/api/v1` that declares no query parameter.
  */
 @Injectable()
 export class AccessGuard extends AuthGuard('jwt') {
@@ -38,10 +42,11 @@ export class AccessGuard extends AuthGuard('jwt') {
 
   @Traced('AccessGuard.canActivate')
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const route = this.routeAccess(ctx);
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
+    const route = this.routeAccess(ctx, request);
     if (route.isPublic) {
       throwIfRefused(request.body);
+      if (route.refusesQuery) throwIfQuery(request.query);
       return true;
     }
 
@@ -73,8 +78,9 @@ export class AccessGuard extends AuthGuard('jwt') {
       });
       throw new DomainError('permiso_denegado', `Se requiere el permiso ${missing}`);
     }
-    // a body the parser refused is the next check: 400 after 401 and 403
+    // a body the parser refused, or a query the operation does not take, is the next check: 400 after 401 and 403
     throwIfRefused(request.body);
+    if (route.refusesQuery) throwIfQuery(request.query);
     return true;
   }
 
@@ -83,7 +89,7 @@ export class AccessGuard extends AuthGuard('jwt') {
    * the application starts, and reading it through the reflector on every request cost more than
    * the rest of the guard's own work.
    */
-  private routeAccess(ctx: ExecutionContext): RouteAccess {
+  private routeAccess(ctx: ExecutionContext, request: FastifyRequest): RouteAccess {
     const handler = ctx.getHandler();
     const controller = ctx.getClass();
     let byHandler = this.routes.get(controller);
@@ -96,6 +102,8 @@ export class AccessGuard extends AuthGuard('jwt') {
         required: this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [],
         byQuery: this.reflector.getAllAndOverride<QueryPermission[] | undefined>(QUERY_PERMISSIONS, targets) ?? [],
         allowEndedSession: this.reflector.getAllAndOverride<boolean | undefined>(ALLOW_ENDED_SESSION, targets) ?? false,
+        // the probes and key sets outside /api/v1 take whatever a machine appends
+        refusesQuery: (request.routeOptions?.url ?? '').startsWith('/api/') && !takesArgument(controller, handler.name, RouteParamtypes.QUERY),
       };
       byHandler.set(handler, route);
     }
@@ -116,6 +124,8 @@ interface RouteAccess {
   /** @RequirePermissionWithQuery */
   byQuery: readonly QueryPermission[];
   allowEndedSession: boolean;
+  /** an operation of /api/v1 without a `@Query()` parameter */
+  refusesQuery: boolean;
 }
 
 /** The codes of @RequirePermissionWithQuery whose query parameter the request carries. */

@@ -75,6 +75,30 @@ describe('platform', () => {
     expect((await t.request('POST', '/api/v1/admin/medios', { raw: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
   });
 
+  it('refuses a query parameter an operation of /api/v1 does not declare, after 401 and 403; the probes take any', async () => {
+    const admin = await t.adminToken();
+    // asOf is read by GET /users/{id}; GET /roles/{codigo} does not take it and answered today's role
+    const role = await t.get('/api/v1/roles/admin?asOf=2001-01-01T00:00:00Z', { token: admin });
+    expect(role.status).toBe(400);
+    expect(role.body.code).toBe('validacion');
+    expect(role.body.errors).toEqual([{ field: 'asOf', code: 'whitelistValidation', message: 'asOf no es un campo admitido' }]);
+    expect((await t.get('/api/v1/users/1?asOf=2001-01-01T00:00:00Z', { token: admin })).status).not.toBe(400);
+    expect((await t.get('/api/v1/auth/me?x=1', { token: admin })).status).toBe(400);
+    expect((await t.get('/api/v1/roles/admin', { token: admin })).status).toBe(200);
+    // the fiscal routes answer in their own shape
+    const fiscal = await t.get('/api/v1/admin/fiscal/provincias?activo=true', { token: admin });
+    expect(fiscal.status).toBe(400);
+    expect(fiscal.body).toEqual({ error: 'validacion', message: expect.any(String) });
+    // a public operation too; the caller and its permission come first
+    expect((await t.request('POST', '/api/v1/auth/login?next=/x', { body: { username: 'admin', password: 'not-the-password' } })).status).toBe(400);
+    expect((await t.get('/api/v1/roles/admin?x=1')).status).toBe(401);
+    const caller = await t.createUser('consulta');
+    expect((await t.get('/api/v1/audit/integrity?x=1', { token: caller.token })).body.code).toBe('permiso_denegado');
+    // machines' endpoints outside /api/v1 ignore what they are sent
+    expect((await t.get('/health/live?cache=1')).status).toBe(200);
+    expect((await t.get('/.well-known/jwks.json?v=2')).status).toBe(200);
+  });
+
   it('answers a malformed %-escape in the URL with a 400 problem document', async () => {
     const res = await t.get('/api/v1/roles/%E0%A4%A');
     expect(res.status).toBe(400);

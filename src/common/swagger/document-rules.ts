@@ -91,8 +91,8 @@ function declareIntegers(doc: OpenAPIObject): void {
 
 /**
  * Answers any operation may give whatever its handler does, declared once: the refusals of a body
- * the service does not read (413, 415: before any validation; 400: a body sent to an operation that
- * takes none), and the faults of the service itself (500; 503 while its database refuses
+ * the service does not read (413, 415: before any validation; 400: a body or a query string sent to
+ * an operation that takes none), and the faults of the service itself (500; 503 while its database refuses
  * connections, its password-hashing queue is full or it shuts down, with Retry-After).
  */
 const SHARED_ANSWERS = [
@@ -100,9 +100,19 @@ const SHARED_ANSWERS = [
     status: 400,
     name: 'BodyNotAccepted',
     code: 'validacion',
-    description: 'The operation takes no body, and the one sent carries something (`validacion`): none, an empty one, `{}` or `null` are accepted.',
+    description:
+      'The operation takes no body and no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation` for a property or a parameter): as a body, none, an empty one, `{}` or `null` are accepted.',
     detail: 'Esta operación no lleva cuerpo',
     on: 'bodiless',
+  },
+  {
+    status: 400,
+    name: 'QueryNotAccepted',
+    code: 'validacion',
+    description:
+      'The operation takes no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation`): `asOf` is read only by the operations that declare it.',
+    detail: 'Esta operación no lleva parámetros de consulta',
+    on: 'queryless',
   },
   {
     status: 413,
@@ -195,7 +205,8 @@ function sharedResponses(): Record<string, ResponseObject> {
 /**
  * The shared answers on the operations they concern, in the error shape of the route: 413 and
  * 415 on every operation a body can be sent to (POST, PUT, PATCH, DELETE: one that takes none
- * refuses a non-JSON one the same way), 400 on those of them that take none, 500 and 503 on all.
+ * refuses a non-JSON one the same way), 400 on those of them that take none and on every operation
+ * of /api/v1 that takes no query parameter, 500 and 503 on all.
  * An answer the operation's decorators already declare is kept.
  */
 function declareSharedAnswers(doc: OpenAPIObject): void {
@@ -206,7 +217,10 @@ function declareSharedAnswers(doc: OpenAPIObject): void {
       const takesBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
       const prefix = path.startsWith(FISCAL_ROUTE_PREFIX) ? 'Fiscal' : '';
       for (const r of SHARED_ANSWERS) {
-        const applies = r.on === 'all' || (takesBody && (r.on === 'body' || (r.on === 'bodiless' && !op.requestBody)));
+        const applies =
+          r.on === 'all' ||
+          (takesBody && (r.on === 'body' || (r.on === 'bodiless' && !op.requestBody))) ||
+          (r.on === 'queryless' && path.startsWith('/api/') && !(op.parameters ?? []).some((p) => !('$ref' in p) && p.in === 'query'));
         if (applies) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
       }
     }

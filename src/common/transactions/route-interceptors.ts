@@ -1,10 +1,11 @@
 import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner } from '@nestjs/core';
 import { BodilessInterceptor } from '../http/bodiless.interceptor.js';
 import { CREATED_LOCATION } from '../http/created.decorator.js';
 import { LocationInterceptor } from '../http/location.interceptor.js';
+import { takesArgument } from '../http/route-arguments.js';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import { ETagInterceptor, VERSIONED_READ } from '../versioning/etag.interceptor.js';
 import { VERSIONED, type VersionedMetadata } from '../versioning/versioned.decorator.js';
@@ -49,7 +50,7 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       // a versioned read runs no transaction: its answer is tagged as it is serialized
       if (versioned && !MUTATING.has(method)) markVersionedRead(handler, versioned);
       const own = [
-        ...(MUTATING.has(method) && !takesBody(controller, name) ? [BodilessInterceptor] : []),
+        ...(MUTATING.has(method) && !takesArgument(controller, name, RouteParamtypes.BODY) ? [BodilessInterceptor] : []),
         ...(transactional ? [RequestTransactionInterceptor] : []),
         ...(versioned && MUTATING.has(method) ? [ETagInterceptor] : []),
         ...(Reflect.getMetadata(CREATED_LOCATION, handler) ? [LocationInterceptor] : []),
@@ -59,12 +60,6 @@ export function bindRouteInterceptors(modules: readonly ModuleRef[]): void {
       Reflect.defineMetadata(INTERCEPTORS_METADATA, [...own, ...declared], handler);
     }
   }
-}
-
-/** Whether the handler has a `@Body()` parameter (Nest keys its route arguments `<type>:<index>`). */
-function takesBody(controller: Type, name: string): boolean {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as Record<string, unknown> | undefined) ?? {};
-  return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
 }
 
 /** Puts a versioned read's metadata in its fastify route config, where ETagInterceptor.tagRead finds it. */
