@@ -161,6 +161,24 @@ describe('secrets never leak into logs, audit metadata, security-event metadata 
       } finally {
         await restore();
       }
+      // a user insert that fails at the database: its statement's values (the bcrypt hash among them) stay out of the error line
+      const restoreUsers = await makeInsertsFail(db.owner, 'postgres', 'users', 'secret scan: users store down');
+      try {
+        const failed = await call(port, 'POST', '/api/v1/users', {
+          token,
+          body: {
+            username: `g_${uid().toLowerCase()}`,
+            password: `Fallida-${uid()}-x`,
+            nombre: 'G',
+            apellido: 'G',
+            email: 'g@example.test',
+            rol: 'cajero',
+          },
+        });
+        expect(failed.status).toBe(500);
+      } finally {
+        await restoreUsers();
+      }
       expectStatus(await call(port, 'POST', '/api/v1/auth/logout', { token: login2.accessToken }), 204, 'logout');
       await server.kill(); // flushes nothing more: everything written so far is in the capture
 
@@ -204,6 +222,8 @@ describe('secrets never leak into logs, audit metadata, security-event metadata 
       expect(logs).toContain('/api/v1/auth/login');
       expect(auditRows.some((r) => r.row.includes('usuario.password_reset'))).toBe(true);
       expect(securityRows.some((r) => r.row.includes('refresh.reuse_detected'))).toBe(true);
+      expect(logs).toContain('secret scan: users store down');
+      expect(logs).not.toMatch(/\$2[aby]\$\d\d\$/);
       expect(found).toEqual({ logs: [], auditEvents: [], securityEvents: [], anyTable: [] });
     },
   );

@@ -48,6 +48,7 @@ export function pinoOptions(config: AppConfig, operatorCommand = false): Params 
         remoteAddress: req.remoteAddress,
       }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      err: errorForLog,
     },
     transport: config.logPretty ? { target: 'pino-pretty', options: { singleLine: true, destination } } : undefined,
   };
@@ -76,6 +77,24 @@ export function startLogger(params: Params): Logger {
 export function requestLogFields(): { correlationId?: string } {
   const correlationId = requestStore(ClsServiceManager.getClsService<RequestStore>())?.correlationId;
   return correlationId ? { correlationId } : {};
+}
+
+/** What a logged error may not carry, at any depth: the values bound to a failed statement (TypeORM's `parameters`) and the database's `detail` ("Failing row contains (…)" quotes the whole row). */
+const VALUES_OF_ROWS = new Set(['parameters', 'detail']);
+
+/**
+ * pino's error serializer (message, type, stack, code, the driver's error and its cause), without
+ * the values a failed statement was given: a user insert that timed out logged the user's bcrypt
+ * hash and e-mail with its parameters. The statement's text, the constraint, table and column
+ * stay: they tell an operator what failed without what was stored.
+ */
+export function errorForLog(err: unknown): unknown {
+  const strip = (value: unknown, depth: number): unknown => {
+    if (value === null || typeof value !== 'object' || depth > 8) return value;
+    if (Array.isArray(value)) return value.map((item) => strip(item, depth + 1));
+    return Object.fromEntries(Object.entries(value).flatMap(([key, child]) => (VALUES_OF_ROWS.has(key) ? [] : [[key, strip(child, depth + 1)]])));
+  };
+  return strip(err instanceof Error ? pino.stdSerializers.err(err) : err, 0);
 }
 
 /** The URL with the values of secret-bearing query parameters replaced, for every log line that names a URL. */
