@@ -8,7 +8,7 @@ import { type RawRequestContext, requestContextHook } from './common/common.modu
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { pinoOptions, startLogger } from './common/logging/logging.js';
-import { sendClientError } from './common/errors/client-error.js';
+import { answerExpectationFailed, sendClientError } from './common/errors/client-error.js';
 import { DomainError } from './common/errors/domain-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
@@ -59,6 +59,12 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     requestIdHeader: false,
     trustProxy: options.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
+    // a request not received whole in time is 408 (sendClientError) and its connection closed:
+    // fastify's default (none) let a client that never finished its body hold a connection for good.
+    // Node's server must be created with it: set afterwards (as fastify's own option alone does), it
+    // bounds only the headers, never a body
+    requestTimeout: options.config.requestTimeoutMs,
+    http: { requestTimeout: options.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, options.config.requestTimeoutMs / 2) },
     routerOptions: { maxParamLength: 200 },
     // the service's own 503 while the application closes (ServiceFastifyAdapter), not Nest's
     return503OnClosing: false,
@@ -108,6 +114,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  // an Expect other than 100-continue: the service's 417, not Node's bare one
+  fastify.server.on('checkExpectation', (request, response) => answerExpectationFailed(request, response, security));
   // the ETag of versioned reads, set as their answer is serialized (before app.init registers the routes)
   const etags = app.get(ETagInterceptor);
   fastify.addHook('preSerialization', (request, reply, payload, done) => etags.tagRead(request, reply, payload, done));

@@ -5,9 +5,6 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { DomainError } from '../common/errors/domain-error.js';
 
-/** bcrypt's input limit: longer passwords are rejected, never silently truncated. */
-export const MAX_PASSWORD_BYTES = 72;
-
 /**
  * How many bcrypt operations may run at once: one core is always left to the event loop and the
  * database, so a storm of logins slows logins down, not every other request (BENCHMARKS.md).

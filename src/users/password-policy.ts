@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { MAX_PASSWORD_BYTES } from '../auth/password-hasher.js';
+import { MAX_PASSWORD_BYTES } from '../auth/password-limits.js';
 
 /**
  * The password policy (docs/api.md "Users"). Fixed values rather than configuration: the maximum is

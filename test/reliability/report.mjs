@@ -49,6 +49,11 @@ const starvationRow = starvation
       )}; many keys: **${starvation.manyKeys.probeFailures} of ${starvation.manyKeys.probes}** \`/health/live\` answers not 200, worst ${starvation.manyKeys.worstProbeMs} ms, each body refused (400) within ${starvation.manyKeys.worstAnswerMs} ms in ${starvation.manyKeys.answerBytes} bytes, on sign-in 413 in ${starvation.manyKeys.signInAnswerMs} ms | ${ok(starvation.storm.victimFailures === 0 && starvation.manyKeys.probeFailures === 0)} |\n`
   : '';
 
+const slow = suites['slow-clients']?.figures;
+const slowRow = slow
+  ? `| Slow clients: ${slow.unfinished} connections that never finish their request (a body, or headers), \`REQUEST_TIMEOUT_MS=${slow.requestTimeoutMs}\` | **${slow.answered408} of ${slow.unfinished}** answered 408 and closed after ${n(slow.closedAfterMs.min)}–${n(slow.closedAfterMs.max)} ms, **${slow.stillOpen} still open**; **${slow.liveFailures} of ${slow.liveProbes}** \`/health/live\` answers meanwhile not 200 | ${ok(slow.stillOpen === 0 && slow.answered408 === slow.unfinished && slow.liveFailures === 0)} |\n`
+  : '';
+
 const md = `# Reliability and security proof
 
 Measured figures of \`npm run test:reliability\` (the suites in \`test/reliability/\`): how the
@@ -74,7 +79,7 @@ engine ${suites.fuzz.engine} (the embedded PostgreSQL of the test harness), Node
 | Outage: PostgreSQL stopped for ${outage.outageSeconds} s under load | ${n(outage.requestsDuringOutage)} requests while down: **${n(outage.answered503)} answered 503** (the rest are the liveness probe's 200), slowest answer **${n(outage.maxAnswerMsDuringOutage)} ms** (median ${outage.p50AnswerMsDuringOutage} ms); **recovered ${n(outage.recoveryMsAfterDatabaseReturned)} ms** after the database returned; process kept running: ${outage.processKeptRunning ? 'yes' : 'NO'} | ${ok(outage.processKeptRunning && outage.maxAnswerMsDuringOutage <= 5000 && outage.recoveryMsAfterDatabaseReturned <= 5000 && outage.failedAfterRecovery === 0)} |
 | Secrets: passwords, temporary passwords, access and refresh tokens searched in debug logs, audit and security events, every table | **${secretsFound} found** among ${secrets.secretValues} secret values, ${n(secrets.logLines)} log lines, ${secrets.auditEvents} audit and ${secrets.securityEvents} security events, ${secrets.tablesSearched} tables | ${ok(secretsFound === 0)} |
 | Append-only audit store: statements the service's role \`${appendOnly.role}\` is refused | **${appendOnly.refused.length}** refused (UPDATE, DELETE, TRUNCATE of both event stores and their partitions, history, schema changes, early purges); ${appendOnly.allowed.length} allowed (INSERT, SELECT, the jobs through definer functions) | ${ok(appendOnly.refused.length > 0)} |
-${starvationRow}
+${starvationRow}${slowRow}
 ## How to run
 
 \`\`\`sh

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MaxBytes } from '../../common/validation/max-bytes.js';
-import { MAX_PASSWORD_BYTES } from '../password-hasher.js';
+import { MAX_PASSWORD_BYTES } from '../password-limits.js';
 import { TokenPairDto } from './refresh.dto.js';
 
 export class LoginDto {

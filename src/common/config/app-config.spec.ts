@@ -9,7 +9,7 @@ const notOurs = (variable: string) => variable.startsWith('OTEL_');
 const MALFORMED = '¿ ?';
 
 /** Free text: any value is accepted. */
-const FREE_TEXT = ['HOST', 'DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE'];
+const FREE_TEXT = ['HOST', 'DATA_DIR', 'JWT_ISSUER', 'JWT_AUDIENCE'];
 
 const byVariable = new Map(ALL_SETTINGS.flatMap((s) => s.variables.map((v) => [v, s] as const)));
 const variables = [...byVariable.keys()];
@@ -82,7 +82,7 @@ describe('configuration', () => {
 
     it('reports every bad variable at once, each once, quoting what it got unless the variable holds a secret', () => {
       expect(problemsOf({ NODE_ENV: 'test', PORT: 'abc', BCRYPT_ROUNDS: '99', AUDIT_SANITIZE_KEYS: 'token!', LOG_PRETTY: 'maybe' }).sort()).toEqual([
-        'AUDIT_SANITIZE_KEYS must be a comma-separated list of key names (got "***")',
+        'AUDIT_SANITIZE_KEYS must be a comma-separated list of key names (got "token!")',
         'BCRYPT_ROUNDS must be an integer from 4 to 15',
         'LOG_PRETTY must be true or false (got "maybe")',
         'PORT must be an integer from 0 to 65535 (got "abc")',
@@ -101,6 +101,34 @@ describe('configuration', () => {
       expect(url('postgresx://svc:Secreto1@db:5432/medios')[0]).toContain('(got "postgresx://svc:***@db:5432/medios")');
       expect(problemsOf({ NODE_ENV: 'test', DATABASE_READ_URL: 'http://ro:Secreto2@x/db' }).join()).not.toContain('Secreto2');
       expect(url('postgres://svc:100%25seguro@127.0.0.1:5432/db')).toEqual([]);
+    });
+
+    it('holds ADMIN_PASSWORD to the password policy, never quoting it: bcrypt would keep only its first 72 bytes', () => {
+      const policy = [expect.stringMatching(/^ADMIN_PASSWORD must meet the password policy: 10 to 72 bytes/)];
+      for (const ADMIN_PASSWORD of ['Ab1-'.repeat(25), 'ñ'.repeat(36) + 'A', 'short1A', 'alllowercaseletters', 'ADMIN'])
+        expect(problemsOf({ NODE_ENV: 'test', ADMIN_PASSWORD })).toEqual(policy);
+      expect(problemsOf({ NODE_ENV: 'test', ADMIN_PASSWORD: 'Ab1-'.repeat(25) }).join()).not.toContain('Ab1-');
+      expect(loadAppConfig({ NODE_ENV: 'test', ADMIN_PASSWORD: 'Ab1-'.repeat(18) }).adminPassword).toBe('Ab1-'.repeat(18));
+    });
+
+    it('takes CORS_ORIGINS as exact origins, and refuses an entry no browser would send', () => {
+      const origins = (CORS_ORIGINS: string) => loadAppConfig({ NODE_ENV: 'test', CORS_ORIGINS }).corsOrigins;
+      expect(origins('https://admin.example.com, http://localhost:5173')).toEqual(['https://admin.example.com', 'http://localhost:5173']);
+      expect(
+        problemsOf({
+          NODE_ENV: 'test',
+          CORS_ORIGINS: 'https://admin.example.com/,https://Admin.example.com,ftp://x.example,https://ok.example,https://x.example:443',
+        }),
+      ).toEqual([
+        'CORS_ORIGINS must list origins as browsers send them (http or https, lowercase host, no path or trailing slash, e.g. https://admin.example.com); not "https://admin.example.com/", "https://Admin.example.com", "ftp://x.example", "https://x.example:443"',
+      ]);
+    });
+
+    it('refuses a metrics listener on the port of the API', () => {
+      expect(problemsOf({ NODE_ENV: 'development', PORT: '3000', METRICS_PORT: '3000' })).toEqual([
+        'METRICS_PORT must differ from PORT (both 3000): the metrics have a listener of their own, or 0 for none',
+      ]);
+      expect(problemsOf({ NODE_ENV: 'development', PORT: '0', METRICS_PORT: '0' })).toEqual([]);
     });
 
     it('accepts TRUST_PROXY true, false or proxy addresses, CIDR ranges and named ranges, and names each entry it refuses', () => {

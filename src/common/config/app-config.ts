@@ -49,6 +49,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...auditConfig(ctx),
     ...catalogConfig(ctx),
   };
+  if (config.metricsPort !== 0 && config.metricsPort === config.port)
+    problems.push(`METRICS_PORT must differ from PORT (both ${config.port}): the metrics have a listener of their own, or 0 for none`);
   if (problems.length) throw new ConfigValidationError(problems);
   return config;
 }

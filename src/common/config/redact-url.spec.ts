@@ -10,5 +10,9 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('mssql://sa:Secreto1@h:1433/db;Pwd=Secreto2')).toBe('mssql://sa:***@h:1433/db;Pwd=***');
     expect(redactUrl('postgres://svc@db:5432/medios?sslmode=require')).toBe('postgres://svc@db:5432/medios?sslmode=require');
+    // a password holding an unencoded / or @ is masked whole
+    expect(redactUrl('postgres://u:S3cret/PW@db.internal:5432/medios')).toBe('postgres://u:***@db.internal:5432/medios');
+    expect(redactUrl('postgres://postgres:Se@cretTail99@127.0.0.1:5432/db')).toBe('postgres://postgres:***@127.0.0.1:5432/db');
+    expect(redactUrl('postgres://u:a/b@c@h/db?sslmode=require')).toBe('postgres://u:***@h/db?sslmode=require');
   });
 });

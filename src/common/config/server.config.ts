@@ -10,19 +10,42 @@ export const SERVER_SETTINGS = {
     'CORS_ORIGINS',
     /^[^\s,]*(\s*,\s*[^\s,]+)*\s*$/,
     'CORS_ORIGINS must be a comma-separated list of origins, e.g. https://admin.example.com',
-  ),
+  ).map(checkOrigins),
   /** true, false, or the proxies' addresses/CIDRs, passed to fastify's trustProxy */
   trustProxy: text('TRUST_PROXY', { default: 'false' }).map(parseTrustProxy),
   dataDir: text('DATA_DIR', { default: './.data' }).map((dir) => resolve(dir)),
   // tests run many applications in one process and drive jobs themselves: never scheduled there
   jobsEnabled: bool('JOBS_ENABLED', { default: true }).map((enabled, ctx) => ctx.nodeEnv !== 'test' && enabled),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', { min: 0, max: 120000, unit: 'milliseconds', default: 10000 }),
+  /** how long a client may take to send a whole request, headers and body; then 408 and the connection closed */
+  requestTimeoutMs: int('REQUEST_TIMEOUT_MS', { min: 1000, max: 300000, unit: 'milliseconds', default: 30000 }),
 };
 
 export type ServerConfig = ValuesOf<typeof SERVER_SETTINGS>;
 
 export function serverConfig(ctx: ReadContext): ServerConfig {
   return readSettings(SERVER_SETTINGS, ctx);
+}
+
+/**
+ * Each entry must be an origin exactly as a browser sends it in `Origin` (scheme, lowercase host,
+ * port only when not the scheme's default; no path, not even a trailing slash), because it is
+ * compared as text: `https://admin.example.com/` passed the check and then never matched.
+ */
+function checkOrigins(origins: string[], ctx: ReadContext): string[] {
+  const bad = origins.filter((entry) => {
+    try {
+      const url = new URL(entry);
+      return !['http:', 'https:'].includes(url.protocol) || url.origin !== entry;
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length)
+    ctx.problems.push(
+      `CORS_ORIGINS must list origins as browsers send them (http or https, lowercase host, no path or trailing slash, e.g. https://admin.example.com); not ${bad.map((b) => `"${b}"`).join(', ')}`,
+    );
+  return origins;
 }
 
 function parseTrustProxy(value: string, ctx: ReadContext): boolean | string {

@@ -64,7 +64,8 @@ const fallback = <T>(defaults: Defaults<T>, ctx: ReadContext): T =>
 
 /** Records a problem; the rejected value is quoted unless the variable holds a secret. */
 function reportProblem(ctx: ReadContext, variable: string, message: string, got?: string): undefined {
-  const secret = variable.includes('PASSWORD') || variable.includes('KEY');
+  // a password or a key's PEM; not AUDIT_SANITIZE_KEYS, a list of names
+  const secret = variable.includes('PASSWORD') || variable.endsWith('KEY');
   const shown = secret ? '***' : variable.endsWith('_URL') ? redactUrl(got ?? '') : got;
   ctx.problems.push(got === undefined ? message : `${message} (got "${shown}")`);
   return undefined;

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { correlationIdFrom } from '../context/request-context.js';
 import { renderError } from './error-renderer.js';
 
 /**
@@ -20,8 +21,37 @@ export function sendClientError(error: Error & { code?: string }, socket: Duplex
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'La solicitud no se completó a tiempo']
         : [400, 'La solicitud HTTP está mal formada'];
-  const correlationId = randomUUID();
-  const rendered = renderError(new HttpException(detail, status), { url: '', id: correlationId });
+  const { headers, body } = rawProblem(status, detail, '', randomUUID(), securityHeaders);
+  if (socket.writable) {
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
+/**
+ * Answers a request whose `Expect` is not `100-continue` (Node's server asks through its
+ * `checkExpectation` event, and without a listener answers a bare 417 of its own, with none of the
+ * service's headers): 417 in the problem shape, with the client's correlation id when it is a GUID,
+ * and the connection closed, as the body that may follow is never read.
+ */
+export function answerExpectationFailed(request: IncomingMessage, response: ServerResponse, securityHeaders: Readonly<Record<string, string>>): void {
+  const detail = 'El encabezado Expect solo admite 100-continue; envíe la solicitud sin él';
+  const { headers, body } = rawProblem(417, detail, request.url ?? '', correlationIdFrom(request.headers['x-correlation-id']), securityHeaders);
+  response.writeHead(417, headers).end(body);
+}
+
+/** The headers and body of a problem answered below fastify, where there is no reply to send it. */
+function rawProblem(
+  status: number,
+  detail: string,
+  url: string,
+  correlationId: string,
+  securityHeaders: Readonly<Record<string, string>>,
+): { headers: Record<string, string | number>; body: string } {
+  const rendered = renderError(new HttpException(detail, status), { url, id: correlationId });
   const body = JSON.stringify(rendered.body);
   const headers: Record<string, string | number> = {
     ...securityHeaders,
@@ -31,11 +61,5 @@ export function sendClientError(error: Error & { code?: string }, socket: Duplex
     'cache-control': 'no-store',
     connection: 'close',
   };
-  if (socket.writable) {
-    const head = Object.entries(headers)
-      .map(([name, value]) => `${name}: ${value}`)
-      .join('\r\n');
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
-  }
-  socket.destroy(error);
+  return { headers, body };
 }

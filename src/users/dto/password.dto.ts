@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString } from 'class-validator';
-import { MAX_PASSWORD_BYTES } from '../../auth/password-hasher.js';
+import { MAX_PASSWORD_BYTES } from '../../auth/password-limits.js';
 import { MaxBytes } from '../../common/validation/max-bytes.js';
 
 export class ChangeOwnPasswordDto {

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
+import { recordFigures } from './support/figures.js';
+import { ensureBuilt, type RunningServer, scratchDatabase, startServer } from './support/built-server.js';
+
+/**
+ * Clients that never finish a request hold no connection for long: the built server with
+ * REQUEST_TIMEOUT_MS=2000, and 40 connections that send a request's headers and the first byte of
+ * a 100-byte body, then nothing (and 10 that stop in the middle of their headers). Each is answered
+ * 408 in the problem shape with a correlation id and closed, and the liveness probe answers
+ * throughout. Before, a body that never finished kept its connection open for good: enough of them
+ * used up the process's file descriptors and the service refused every connection.
+ */
+
+interface Stalled {
+  status: number | undefined;
+  head: string;
+  body: string;
+  closedAfterMs: number | undefined;
+}
+
+/** Sends `prefix` on a new connection and waits (at most `giveUpMs`) for the server to close it. */
+function stall(port: number, prefix: string, giveUpMs: number): Promise<Stalled> {
+  return new Promise((done) => {
+    const started = performance.now();
+    let received = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(prefix));
+    const finish = (closedAfterMs: number | undefined) => {
+      clearTimeout(timer);
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]) || undefined, head, body, closedAfterMs });
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      finish(undefined);
+    }, giveUpMs);
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(performance.now() - started));
+  });
+}
+
+describe('slow clients: a request that never completes is answered 408 and its connection closed', () => {
+  let db: { drop: () => Promise<void>; url: string };
+  let server: RunningServer | undefined;
+
+  beforeAll(async () => {
+    db = await scratchDatabase('slow-clients');
+    server = await startServer(ensureBuilt(), db.url, 'slow-clients', { REQUEST_TIMEOUT_MS: '2000' });
+  }, 240_000);
+  afterAll(async () => {
+    await server?.kill();
+    await db?.drop();
+  });
+
+  it('answers 408 to unfinished bodies and headers, closes their connections, and keeps serving others', async () => {
+    const port = server!.port;
+    const unfinishedBody = 'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{';
+    const unfinishedHeaders = 'GET /api/v1/auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer';
+    // well past the timeout and Node's check interval: a connection still open then is held for good
+    const giveUpMs = 20_000;
+    const stalled = Promise.all([
+      ...Array.from({ length: 40 }, () => stall(port, unfinishedBody, giveUpMs)),
+      ...Array.from({ length: 10 }, () => stall(port, unfinishedHeaders, giveUpMs)),
+    ]);
+    const live: number[] = [];
+    let settled = false;
+    void stalled.finally(() => (settled = true));
+    while (!settled) {
+      live.push((await fetch(`http://127.0.0.1:${port}/health/live`)).status);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const answers = await stalled;
+
+    const stillOpen = answers.filter((a) => a.closedAfterMs === undefined).length;
+    const closed = answers.flatMap((a) => (a.closedAfterMs === undefined ? [] : [Math.round(a.closedAfterMs)]));
+    const figures = {
+      requestTimeoutMs: 2000,
+      unfinished: answers.length,
+      answered408: answers.filter((a) => a.status === 408).length,
+      stillOpen,
+      closedAfterMs: { min: Math.min(...closed), max: Math.max(...closed) },
+      liveProbes: live.length,
+      liveFailures: live.filter((s) => s !== 200).length,
+    };
+    recordFigures(
+      'slow-clients',
+      `slow clients: ${figures.unfinished} unfinished requests, ${figures.answered408} answered 408, ${stillOpen} still open after ${giveUpMs / 1000} s; closed after ${figures.closedAfterMs.min}–${figures.closedAfterMs.max} ms; ${figures.liveProbes} liveness probes meanwhile, ${figures.liveFailures} not 200`,
+      figures,
+    );
+    expect(stillOpen).toBe(0);
+    for (const answer of answers) {
+      expect(answer.status).toBe(408);
+      expect(answer.head).toMatch(/\r\nx-correlation-id: [0-9a-f-]{36}\r\n/i);
+      expect(answer.head).toMatch(/\r\nconnection: close(\r\n|$)/i);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 408, title: 'Request Timeout' });
+    }
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.every((s) => s === 200)).toBe(true);
+  });
+
+  it("answers an Expect it cannot meet with the service's 417, not Node's bare one", async () => {
+    const mine = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const answer = await stall(server!.port, `GET /api/v1/roles HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nX-Correlation-Id: ${mine}\r\n\r\n`, 20_000);
+    expect(answer.status).toBe(417);
+    expect(answer.head).toMatch(new RegExp(`\r\nx-correlation-id: ${mine}(\r\n|$)`, 'i'));
+    expect(answer.head).toMatch(/\r\ncache-control: no-store(\r\n|$)/i);
+    expect(answer.head).toMatch(/\r\nx-content-type-options: nosniff(\r\n|$)/i);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 417, instance: '/api/v1/roles', correlationId: mine });
+  });
+});
