@@ -8,14 +8,14 @@ import { type RawRequestContext, requestContextHook } from './common/common.modu
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { pinoOptions, startLogger } from './common/logging/logging.js';
-import { answerExpectationFailed, sendClientError } from './common/errors/client-error.js';
+import { answerExpectationFailed, IN_FLIGHT, sendClientError, type SocketWithRequest } from './common/errors/client-error.js';
 import { DomainError } from './common/errors/domain-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
 import { ETagInterceptor } from './common/versioning/etag.interceptor.js';
 import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 import { AppMetrics } from './observability/metrics.js';
-import { registerRequestTelemetry } from './observability/request-telemetry.js';
+import { recordFrameworkError, registerRequestTelemetry } from './observability/request-telemetry.js';
 
 /** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
 const API_PREFIX = '/api/v1';
@@ -76,6 +76,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
       reply.header('x-correlation-id', req.id);
       reply.header('cache-control', NO_STORE);
       sendError(error, req, reply, fallbackLogger);
+      // none of the request hooks run for these: their line and their sample are written here
+      recordFrameworkError(metrics, req, reply);
     },
     // what Node's HTTP parser refuses before there is a request (a garbage request line, headers
     // over the size limit): the contract's problem document with a correlation id, not Node's text
@@ -92,6 +94,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
     raw.routeUrl = routeUrl;
+    raw.receivedAt = performance.now();
+    (raw.socket as SocketWithRequest)[IN_FLIGHT] = raw;
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
     if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);

@@ -29,36 +29,68 @@ interface RequestWithActor {
   user?: { userId?: number };
 }
 
+/** The status recorded for a request whose client went away before its answer (nginx's convention: no answer was sent). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** What createApp's first onRequest hook and sendClientError record on the raw request. */
+interface TimedRawRequest {
+  /** when fastify began the request, in `performance.now()` time */
+  receivedAt?: number;
+  /** answered 408: not received whole in time */
+  timedOut?: boolean;
+}
+
 /**
- * One fastify onResponse hook for both per-request signals: the duration histogram and the one
- * `info` line per request. The line carries method, route template, status, duration,
- * correlation id and actor id — never the path with its ids, a header, a token or a body — plus
- * the trace id when tracing is on (pino mixin). It goes through the application's root pino
- * logger (nestjs-pino's), with the level and redaction of LOG_LEVEL and logging.ts.
+ * The two per-request signals: the duration histogram and the one `info` line per request. The
+ * line carries method, route template, status, duration, correlation id and actor id — never the
+ * path with its ids, a header, a token or a body — plus the trace id when tracing is on (pino
+ * mixin). It goes through the application's root pino logger (nestjs-pino's), with the level of
+ * LOG_LEVEL.
+ */
+function recordRequest(metrics: AppMetrics, request: FastifyRequest, status: number, ms: number, message: string): void {
+  const route = request.routeOptions.url;
+  metrics.httpDuration.observe(
+    { http_request_method: request.method, http_route: route ?? UNMATCHED_ROUTE, http_response_status_code: status },
+    ms / 1000,
+  );
+  const root = PinoLogger.root as Logger | undefined;
+  if (root?.isLevelEnabled('info') && !(route && QUIET.test(route))) {
+    requestLineLogger(root).info(
+      {
+        correlationId: request.id,
+        method: request.method,
+        route: route ?? null,
+        status,
+        durationMs: Math.round(ms * 100) / 100,
+        actorId: (request as unknown as RequestWithActor).user?.userId ?? null,
+      },
+      message,
+    );
+  }
+}
+
+/**
+ * Records every request once: fastify's onResponse hook for an answered one; its onRequestAbort
+ * hook for one whose connection closed first, which onResponse never sees — a client that gave up
+ * (status 499, with the time it waited, so the slowest requests stay in the latency histogram) or
+ * one whose body never arrived (408, answered by sendClientError). The work of an aborted request may still finish after it (a change
+ * commits, with its audit events under the same correlation id).
  */
 export function registerRequestTelemetry(fastify: FastifyInstance, metrics: AppMetrics): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const route = request.routeOptions.url;
-    const status = reply.statusCode;
-    const ms = reply.elapsedTime;
-    metrics.httpDuration.observe(
-      { http_request_method: request.method, http_route: route ?? UNMATCHED_ROUTE, http_response_status_code: status },
-      ms / 1000,
-    );
-    const root = PinoLogger.root as Logger | undefined;
-    if (root?.isLevelEnabled('info') && !(route && QUIET.test(route))) {
-      requestLineLogger(root).info(
-        {
-          correlationId: request.id,
-          method: request.method,
-          route: route ?? null,
-          status,
-          durationMs: Math.round(ms * 100) / 100,
-          actorId: (request as unknown as RequestWithActor).user?.userId ?? null,
-        },
-        'request completed',
-      );
-    }
+    recordRequest(metrics, request, reply.statusCode, reply.elapsedTime, 'request completed');
     done();
   });
+  fastify.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
+    const { receivedAt, timedOut } = request.raw as TimedRawRequest;
+    const waited = receivedAt === undefined ? 0 : performance.now() - receivedAt;
+    if (timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
+    else recordRequest(metrics, request, CLIENT_CLOSED_REQUEST, waited, 'request aborted by the client');
+    done();
+  });
+}
+
+/** Records an answer fastify gives before routing (a bad %-escape in the path), which runs none of the hooks above; answered at once. */
+export function recordFrameworkError(metrics: AppMetrics, request: FastifyRequest, reply: FastifyReply): void {
+  recordRequest(metrics, request, reply.statusCode, 0, 'request completed');
 }

@@ -2,7 +2,8 @@
  * Runs in a child process of tracing.e2e-spec.ts, on the compiled sources (BUILD_DIR): starts
  * tracing with the SDK's in-memory exporter BEFORE loading the application — as main.ts does —
  * then serves on a free port, signs in, makes one guarded create carrying a W3C traceparent, and
- * writes the finished spans to SPANS_FILE. The log lines go to stdout, where the test reads them.
+ * writes the finished spans to SPANS_FILE; then the spans of one read whose query string carries
+ * SECRET_IN_QUERY. The log lines go to stdout, where the test reads them.
  */
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { writeFileSync } from 'node:fs';
@@ -45,17 +46,26 @@ const create = await globalThis.fetch(`${base}/api/v1/admin/medios`, {
 const status = create.status;
 const correlationId = create.headers.get('x-correlation-id');
 const medioId = (await create.json()).id;
-await app.close();
 
 // read before stopping: shutting the exporter down empties it
-const spans = exporter.getFinishedSpans().map((s) => ({
-  name: s.name,
-  traceId: s.spanContext().traceId,
-  spanId: s.spanContext().spanId,
-  parentSpanId: s.parentSpanContext?.spanId ?? null,
-  kind: s.kind,
-  scope: s.instrumentationScope.name,
-  attributes: s.attributes,
-}));
+const finished = () =>
+  exporter.getFinishedSpans().map((s) => ({
+    name: s.name,
+    traceId: s.spanContext().traceId,
+    spanId: s.spanContext().spanId,
+    parentSpanId: s.parentSpanContext?.spanId ?? null,
+    kind: s.kind,
+    scope: s.instrumentationScope.name,
+    attributes: s.attributes,
+  }));
+const spans = finished();
+
+// a credential a client put in a query string never reaches a span
+exporter.reset();
+await globalThis.fetch(`${base}/api/v1/auth/me?access_token=${process.env.SECRET_IN_QUERY}&password=${process.env.SECRET_IN_QUERY}`, {
+  headers: { authorization: `Bearer ${accessToken}` },
+});
+await app.close();
+const secretQuerySpans = finished();
 await stopTracing();
-writeFileSync(process.env.SPANS_FILE, JSON.stringify({ status, correlationId, medioId, spans }));
+writeFileSync(process.env.SPANS_FILE, JSON.stringify({ status, correlationId, medioId, spans, secretQuerySpans }));

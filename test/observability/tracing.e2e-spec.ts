@@ -40,9 +40,10 @@ describe('tracing', () => {
   describe('a guarded create of a medio, traced', () => {
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
+    const secretInQuery = `QSecret${randomBytes(6).toString('hex')}`;
     let buildDir: string;
     let database: { name: string; url: string };
-    let result: { status: number; correlationId: string; medioId: number; spans: SpanRecord[] };
+    let result: { status: number; correlationId: string; medioId: number; spans: SpanRecord[]; secretQuerySpans: SpanRecord[] };
     let logLines: Array<Record<string, any>>;
 
     beforeAll(async () => {
@@ -66,6 +67,7 @@ describe('tracing', () => {
           DATABASE_URL: database.url,
           LOG_LEVEL: 'info',
           TRACEPARENT: `00-${traceId}-${callerSpanId}-01`,
+          SECRET_IN_QUERY: secretInQuery,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -103,6 +105,13 @@ describe('tracing', () => {
 
     it('creates the medio', () => {
       expect(result.status).toBe(201);
+    });
+
+    it('never puts a credential of a query string in a span: url.query redacts it, url.path is the path alone', () => {
+      const spans = result.secretQuerySpans;
+      expect(spans.some((s) => s.attributes['url.path'] === '/api/v1/auth/me')).toBe(true);
+      expect(spans.some((s) => s.attributes['url.query'] === 'access_token=REDACTED&password=REDACTED')).toBe(true);
+      expect(JSON.stringify(spans)).not.toContain(secretInQuery);
     });
 
     it("continues the caller's trace: the HTTP server span is the child of the traceparent", () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { recordFigures } from './support/figures.js';
 import { ensureBuilt, type RunningServer, scratchDatabase, startServer } from './support/built-server.js';
 
@@ -40,13 +41,15 @@ function stall(port: number, prefix: string, giveUpMs: number): Promise<Stalled>
   });
 }
 
-describe('slow clients: a request that never completes is answered 408 and its connection closed', () => {
+describe('clients below the router: unfinished requests, unmet expectations, clients that hang up', () => {
   let db: { drop: () => Promise<void>; url: string };
   let server: RunningServer | undefined;
+  let metricsPort: number;
 
   beforeAll(async () => {
     db = await scratchDatabase('slow-clients');
-    server = await startServer(ensureBuilt(), db.url, 'slow-clients', { REQUEST_TIMEOUT_MS: '2000' });
+    metricsPort = await freePort();
+    server = await startServer(ensureBuilt(), db.url, 'slow-clients', { REQUEST_TIMEOUT_MS: '2000', METRICS_PORT: String(metricsPort) });
   }, 240_000);
   afterAll(async () => {
     await server?.kill();
@@ -89,12 +92,21 @@ describe('slow clients: a request that never completes is answered 408 and its c
       figures,
     );
     expect(stillOpen).toBe(0);
-    for (const answer of answers) {
+    // an unfinished body's answer names the request fastify began and logged; unfinished headers never made one
+    const timedOutLines = server!
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"request timed out"'))
+      .map((l) => (JSON.parse(l) as { correlationId: string }).correlationId);
+    expect(timedOutLines).toHaveLength(40);
+    answers.forEach((answer, i) => {
       expect(answer.status).toBe(408);
       expect(answer.head).toMatch(/\r\nx-correlation-id: [0-9a-f-]{36}\r\n/i);
       expect(answer.head).toMatch(/\r\nconnection: close(\r\n|$)/i);
-      expect(JSON.parse(answer.body)).toMatchObject({ status: 408, title: 'Request Timeout' });
-    }
+      const problem = JSON.parse(answer.body) as { correlationId: string };
+      expect(problem).toMatchObject({ status: 408, title: 'Request Timeout' });
+      if (i < 40) expect(timedOutLines).toContain(problem.correlationId);
+    });
     expect(live.length).toBeGreaterThan(0);
     expect(live.every((s) => s === 200)).toBe(true);
   });
@@ -107,5 +119,49 @@ describe('slow clients: a request that never completes is answered 408 and its c
     expect(answer.head).toMatch(/\r\ncache-control: no-store(\r\n|$)/i);
     expect(answer.head).toMatch(/\r\nx-content-type-options: nosniff(\r\n|$)/i);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 417, instance: '/api/v1/roles', correlationId: mine });
+  });
+
+  it('logs and measures a request whose client goes away (499) and one fastify refuses before routing', async () => {
+    const port = server!.port;
+    const gone = 'c3a9a0f2-6f0e-4c59-9d1e-3b7f1c2d4e5a';
+    const badEscape = '5b0e6c36-7d1c-4e0e-9d64-1d5b4f0f5d12';
+    // a client that sends half a body and hangs up: fastify's onResponse never runs for it
+    await new Promise<void>((done) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: ${gone}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+        );
+        setTimeout(() => socket.destroy(), 200);
+      });
+      socket.on('close', () => done());
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/api/v1/roles/%E0%A4%A`, { headers: { 'x-correlation-id': badEscape } })).status).toBe(400);
+
+    const lineOf = async (correlationId: string) => {
+      for (let i = 0; i < 50; i++) {
+        const line = server!
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.correlationId === correlationId && typeof l.status === 'number');
+        if (line) return line;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return undefined;
+    };
+    expect(await lineOf(gone)).toMatchObject({ msg: 'request aborted by the client', method: 'POST', route: '/api/v1/auth/login', status: 499 });
+    expect(await lineOf(badEscape)).toMatchObject({ msg: 'request completed', method: 'GET', route: null, status: 400 });
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="POST",http_route="\/api\/v1\/auth\/login",http_response_status_code="499"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="unmatched",http_response_status_code="400"\} 1$/m,
+    );
+    // the 40 unfinished bodies of the first test, answered 408 below fastify
+    expect(metrics).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="POST",http_route="\/api\/v1\/auth\/login",http_response_status_code="408"\} 40$/m,
+    );
   });
 });

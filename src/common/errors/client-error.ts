@@ -5,6 +5,13 @@ import type { Duplex } from 'node:stream';
 import { correlationIdFrom } from '../context/request-context.js';
 import { renderError } from './error-renderer.js';
 
+/** The socket's latest request, as createApp's first hook records it. */
+export const IN_FLIGHT = Symbol('request in flight');
+
+export interface SocketWithRequest {
+  [IN_FLIGHT]?: IncomingMessage & { correlationId?: string; timedOut?: boolean };
+}
+
 /**
  * Answers what Node's HTTP parser refuses before a request exists — a garbage request line,
  * headers over the size limit, a request that never completes — in the contract's problem shape,
@@ -15,13 +22,18 @@ import { renderError } from './error-renderer.js';
 export function sendClientError(error: Error & { code?: string }, socket: Duplex, securityHeaders: Readonly<Record<string, string>>): void {
   // a reset connection has nobody to answer
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // a request fastify began whose body never arrived: its answer carries the request's correlation
+  // id, and its log line and sample say 408 (request telemetry)
+  const inFlight = (socket as SocketWithRequest)[IN_FLIGHT];
+  const unfinished = inFlight && !inFlight.complete ? inFlight : undefined;
+  if (unfinished && error.code === 'ERR_HTTP_REQUEST_TIMEOUT') unfinished.timedOut = true;
   const [status, detail] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Los encabezados de la solicitud son demasiado grandes']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'La solicitud no se completó a tiempo']
         : [400, 'La solicitud HTTP está mal formada'];
-  const { headers, body } = rawProblem(status, detail, '', randomUUID(), securityHeaders);
+  const { headers, body } = rawProblem(status, detail, '', unfinished?.correlationId ?? randomUUID(), securityHeaders);
   if (socket.writable) {
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)

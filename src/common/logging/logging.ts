@@ -97,8 +97,12 @@ export function errorForLog(err: unknown): unknown {
   return strip(err instanceof Error ? pino.stdSerializers.err(err) : err, 0);
 }
 
+/** Query parameters whose values are never logged or traced: a client may put a credential there, although no operation reads one. */
+export const SECRET_QUERY_PARAMS = ['token', 'access_token', 'refresh_token', 'password'] as const;
+const SECRET_QUERY_VALUE = new RegExp(`([?&](?:${SECRET_QUERY_PARAMS.join('|')})=)[^&]*`, 'gi');
+
 /** The URL with the values of secret-bearing query parameters replaced, for every log line that names a URL. */
 export function redactQuery<T extends string | undefined>(url: T): T {
   if (!url) return url;
-  return url.replace(/([?&](?:token|access_token|refresh_token|password)=)[^&]*/gi, '$1[redacted]') as T;
+  return url.replace(SECRET_QUERY_VALUE, '$1[redacted]') as T;
 }
