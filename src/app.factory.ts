@@ -54,6 +54,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   const metrics = options.metrics ?? new AppMetrics();
   const fallbackLogger = new NestLogger('Http');
   const security = securityHeaders();
+  const cors = corsOptions(options.config.corsOrigins);
   const adapter = new ServiceFastifyAdapter({
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => correlationIdFrom(req.headers['x-correlation-id']),
     requestIdHeader: false,
@@ -65,7 +66,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     // bounds only the headers, never a body
     requestTimeout: options.config.requestTimeoutMs,
     http: { requestTimeout: options.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, options.config.requestTimeoutMs / 2) },
-    routerOptions: { maxParamLength: 200 },
+    // a path parameter of any length reaches its route's validation (400 after 401, or 404): the
+    // router's own limit answered 414 before authentication, an answer the contract does not have.
+    // Node's 16 KiB limit on the request head (431) bounds it first
+    routerOptions: { maxParamLength: 16_384 },
     // the service's own 503 while the application closes (ServiceFastifyAdapter), not Nest's
     return503OnClosing: false,
     // no Nest middleware: the request context opens in a plain onRequest hook (requestContextHook)
@@ -75,6 +79,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
       reply.headers(security);
       reply.header('x-correlation-id', req.id);
       reply.header('cache-control', NO_STORE);
+      // the CORS plugin's hook never runs for these: a console on a listed origin reads the error too
+      reply.headers(corsHeadersOf(cors, req.headers.origin));
       sendError(error, req, reply, fallbackLogger);
       // none of the request hooks run for these: their line and their sample are written here
       recordFrameworkError(metrics, req, reply);
@@ -125,7 +131,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   fastify.addHook('preSerialization', (request, reply, payload, done) => etags.tagRead(request, reply, payload, done));
 
   // no origin listed, no CORS at all: the plugin's hook would only run to answer nothing
-  if (options.config.corsOrigins.length > 0) app.enableCors(corsOptions(options.config.corsOrigins));
+  if (options.config.corsOrigins.length > 0) app.enableCors(cors);
   setupSwagger(app);
   await app.init();
   // JSON only. Nest also registers a form parser, whose keys would turn a whole form-encoded body —
@@ -152,6 +158,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
 export function corsOptions(origins: readonly string[]) {
   const allowed = new Set(origins);
   return {
+    allows: (origin: string | undefined): origin is string => origin !== undefined && allowed.has(origin),
     origin: (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) =>
       done(null, origin !== undefined && allowed.has(origin) ? origin : false),
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
@@ -164,4 +171,10 @@ export function corsOptions(origins: readonly string[]) {
     optionsSuccessStatus: 204,
     maxAge: 600,
   };
+}
+
+/** The CORS headers of an actual (not preflight) answer to `origin`, as the plugin sets them; none for an origin not listed. */
+function corsHeadersOf(cors: ReturnType<typeof corsOptions>, origin: string | undefined): Record<string, string> {
+  if (!cors.allows(origin)) return {};
+  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': cors.exposedHeaders.join(', ') };
 }

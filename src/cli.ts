@@ -59,12 +59,15 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, 
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
+  // asked for: the usage is the result (stdout, 0); no command is a usage error (stderr, 64)
+  if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
-    return command ? 0 : 64;
+    return 0;
   }
+  if (!command) throw new UsageError('a command is needed');
   switch (command) {
     case 'migrate':
+      if (args.length) throw new UsageError('migrate takes no arguments');
       return withDatabase(async (config, database) => {
         const applied = await runMigrations(config, database.url, progress);
         print({ command: 'migrate', applied });

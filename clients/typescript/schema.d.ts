@@ -2605,7 +2605,7 @@ export interface components {
                 "application/json": components["schemas"]["FiscalErrorDto"];
             };
         };
-        /** @description The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`). */
+        /** @description The body is not `application/json` in UTF-8, or comes in a `Content-Encoding` other than `identity` (`tipo_de_contenido_no_soportado`). */
         UnsupportedMediaType: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2626,7 +2626,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetailsDto"];
             };
         };
-        /** @description The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`). */
+        /** @description The body is not `application/json` in UTF-8, or comes in a `Content-Encoding` other than `identity` (`tipo_de_contenido_no_soportado`). */
         FiscalUnsupportedMediaType: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

@@ -37,6 +37,17 @@ describe('the CLI on a fresh database', () => {
       );
     });
 
+  it('prints its usage on stdout when asked (0), and on stderr with 64 for a missing or wrong command or argument', async () => {
+    const asked = await run('--help');
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(/^usage: node dist\/src\/cli\.js <command>/);
+    for (const args of [[], ['nope'], ['migrate', 'extra'], ['job']]) {
+      const wrong = await run(...args);
+      expect({ args, code: wrong.code, stdout: wrong.stdout }).toEqual({ args, code: 64, stdout: '' });
+      expect(wrong.stderr).toContain('usage: node dist/src/cli.js <command>');
+    }
+  });
+
   it('prints a job’s result as JSON on stdout, its logs on stderr, and creates no admin', async () => {
     for (const job of ['audit-seal', 'integrity-check']) {
       const { code, stdout, stderr } = await run('job', job);

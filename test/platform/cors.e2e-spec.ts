@@ -64,6 +64,15 @@ describe('CORS for the admin console', () => {
     expect(res.headers.etag).toBeDefined();
   });
 
+  it('gives the CORS headers to an error fastify answers before routing (a bad %-escape), for a listed origin only', async () => {
+    const res = await t.get('/api/v1/roles/%E0%A4%A', { headers: { origin: CONSOLE } });
+    expect(res.status).toBe(400);
+    expect(res.headers['access-control-allow-origin']).toBe(CONSOLE);
+    expect(res.headers.vary).toMatch(/origin/i);
+    expect(String(res.headers['access-control-expose-headers']).toLowerCase()).toContain('x-correlation-id');
+    expect(corsHeaders((await t.get('/api/v1/roles/%E0%A4%A', { headers: { origin: EVIL } })).headers)).toEqual([]);
+  });
+
   it('gives an origin that is not listed no CORS header, on a preflight or an actual request', async () => {
     const pre = await preflight(t, '/api/v1/roles/cajero', EVIL, 'PUT');
     expect(corsHeaders(pre.headers)).toEqual([]);

@@ -73,6 +73,12 @@ describe('platform', () => {
     }
     // a body over the limit or of another type is refused before anything else, as before
     expect((await t.request('POST', '/api/v1/admin/medios', { raw: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    // so is a body in a content coding the service does not decode
+    for (const coding of ['gzip', 'br'])
+      expect((await t.request('POST', '/api/v1/admin/medios', { raw: '{}', headers: { 'content-encoding': coding } })).body.code).toBe(
+        'tipo_de_contenido_no_soportado',
+      );
+    expect((await t.request('POST', '/api/v1/admin/medios', { raw: '{}', headers: { 'content-encoding': 'identity' } })).status).toBe(401);
   });
 
   it('refuses a query parameter an operation of /api/v1 does not declare, after 401 and 403; the probes take any', async () => {
@@ -97,6 +103,16 @@ describe('platform', () => {
     // machines' endpoints outside /api/v1 ignore what they are sent
     expect((await t.get('/health/live?cache=1')).status).toBe(200);
     expect((await t.get('/.well-known/jwks.json?v=2')).status).toBe(200);
+  });
+
+  it("takes a path value of any length to its route: 401 without a token, then 400 or 404, never the router's 414", async () => {
+    const admin = await t.adminToken();
+    const longCode = 'a'.repeat(5000);
+    expect((await t.get(`/api/v1/roles/${longCode}`)).status).toBe(401);
+    expect((await t.get(`/api/v1/roles/${longCode}`, { token: admin })).body.code).toBe('validacion');
+    expect((await t.get(`/api/v1/roles/${'a'.repeat(201)}`, { token: admin })).status).not.toBe(414);
+    expect((await t.get(`/api/v1/roles/${'A'.repeat(201)}`, { token: admin })).status).toBe(400);
+    expect((await t.get(`/api/v1/users/${'9'.repeat(201)}`, { token: admin })).status).toBe(400);
   });
 
   it('answers a malformed %-escape in the URL with a 400 problem document', async () => {

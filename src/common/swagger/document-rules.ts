@@ -126,7 +126,8 @@ const SHARED_ANSWERS = [
     status: 415,
     name: 'UnsupportedMediaType',
     code: 'tipo_de_contenido_no_soportado',
-    description: 'The body is not `application/json` in UTF-8 (`tipo_de_contenido_no_soportado`).',
+    description:
+      'The body is not `application/json` in UTF-8, or comes in a `Content-Encoding` other than `identity` (`tipo_de_contenido_no_soportado`).',
     detail: 'Tipo de contenido no soportado; use application/json',
     on: 'body',
   },

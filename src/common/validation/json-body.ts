@@ -156,6 +156,13 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
       done(new DomainError('tipo_de_contenido_no_soportado', 'El cuerpo JSON se envía en UTF-8: charset no soportado'), undefined);
       return;
     }
+    // the service decodes no content coding: a gzip body was read as bytes and refused as invalid
+    // UTF-8, a br body labelled as such was read as plain JSON. 415, as for another media type
+    const coding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (coding && coding !== 'identity') {
+      done(new DomainError('tipo_de_contenido_no_soportado', 'El cuerpo se envía sin codificar: Content-Encoding no soportado'), undefined);
+      return;
+    }
     let text: string;
     try {
       // invalid UTF-8 is refused, never stored as U+FFFD

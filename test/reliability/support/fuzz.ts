@@ -324,7 +324,7 @@ function pathValueFor(op: Operation, p: ParameterObject, known: KnownData): fc.A
     hostileNumber.map((n) => encodeURIComponent(String(n))),
     hostileString.filter((s) => s.length > 0 && s.length < 5000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
     fc.constantFrom(...RAW_SEGMENTS),
-    fc.string({ minLength: 150, maxLength: 400 }).map((s) => encodeURIComponent(s)), // over maxParamLength
+    fc.string({ minLength: 150, maxLength: 400 }).map((s) => encodeURIComponent(s)), // long path values
   );
   return fc.oneof({ weight: 4, arbitrary: well }, { weight: 1, arbitrary: hostile });
 }
