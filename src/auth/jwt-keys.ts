@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../common/config/index.js';
+import { readOrCreateOnce } from '../common/config/data-dir-file.js';
 
 /** The RS256 key pair that signs access tokens, with its key id and public JWK. */
 export class JwtKeys {
@@ -35,17 +35,12 @@ export class JwtKeys {
    */
   static load(config: AppConfig): JwtKeys {
     if (config.jwt.privateKeyPem && config.jwt.publicKeyPem) return new JwtKeys(config.jwt.privateKeyPem, config.jwt.publicKeyPem);
-    const privatePath = join(config.dataDir, 'jwt-private.pem');
-    const publicPath = join(config.dataDir, 'jwt-public.pem');
-    if (existsSync(privatePath) && existsSync(publicPath)) {
-      return new JwtKeys(readFileSync(privatePath, 'utf8'), readFileSync(publicPath, 'utf8'));
-    }
-    const pair = generateRsaKeyPair();
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(privatePath, pair.privateKeyPem, { mode: 0o600 });
-    chmodSync(privatePath, 0o600);
-    writeFileSync(publicPath, pair.publicKeyPem);
-    return new JwtKeys(pair.privateKeyPem, pair.publicKeyPem);
+    // the private key decides (one file, created once even by replicas starting together); the
+    // public one is derived from it, and written beside it for whoever verifies tokens elsewhere
+    const privateKeyPem = readOrCreateOnce(join(config.dataDir, 'jwt-private.pem'), () => generateRsaKeyPair().privateKeyPem);
+    const publicKeyPem = createPublicKey(privateKeyPem).export({ type: 'spki', format: 'pem' }).toString();
+    readOrCreateOnce(join(config.dataDir, 'jwt-public.pem'), () => publicKeyPem, 0o644);
+    return new JwtKeys(privateKeyPem, publicKeyPem);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../../common/config/index.js';
+import { readOrCreateOnce } from '../../common/config/data-dir-file.js';
 
 /** A public Ed25519 key as published at GET /.well-known/audit-keys.json. */
 export interface AuditPublicJwk {
@@ -105,15 +105,14 @@ export class AuditSigningKeys {
   static load(config: AppConfig): AuditSigningKeys {
     const previous = config.auditSeal.verifyKeysPem ? parsePublicKeys(config.auditSeal.verifyKeysPem) : [];
     if (config.auditSeal.signingKeyPem) return new AuditSigningKeys(createPrivateKey(config.auditSeal.signingKeyPem), previous);
-    const path = join(config.dataDir, 'audit-signing-key.pem');
-    if (existsSync(path)) return new AuditSigningKeys(createPrivateKey(readFileSync(path, 'utf8')), previous);
-    const { privateKey } = generateKeyPairSync('ed25519', {
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-    });
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(path, privateKey, { mode: 0o600 });
-    chmodSync(path, 0o600);
-    return new AuditSigningKeys(createPrivateKey(privateKey), previous);
+    const privateKeyPem = readOrCreateOnce(
+      join(config.dataDir, 'audit-signing-key.pem'),
+      () =>
+        generateKeyPairSync('ed25519', {
+          privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+          publicKeyEncoding: { type: 'spki', format: 'pem' },
+        }).privateKey,
+    );
+    return new AuditSigningKeys(createPrivateKey(privateKeyPem), previous);
   }
 }
