@@ -51,7 +51,7 @@ export class HealthController {
     operationId: 'getReadiness',
     summary: 'Readiness probe',
     description:
-      'Public. 200 when the database answers a ping within 3 s, or when the ping only waited behind other work for a connection of the exhausted pool (`info.database.pool: "exhausted"`: the service is busy, not cut off); 503 otherwise (@nestjs/terminus body; the cause is logged, not shown).',
+      "Public. 200 when the database answers a ping within 3 s on the probe's own connection, however busy the service's pool is; 503 otherwise (@nestjs/terminus body; the cause is logged, not shown).",
   })
   @ApiServiceUnavailableResponse({ description: 'The database does not answer.' })
   ready() {

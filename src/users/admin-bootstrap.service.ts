@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RoleEntity } from '../roles/role.entity.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
 import { BOOTSTRAP_ADMIN } from '../common/config/config.module.js';
 
@@ -63,6 +64,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const users = this.dataSource.getRepository(UserEntity);
     if ((await users.count()) > 0) return;
     const role = await this.dataSource.getRepository(RoleEntity).findOneByOrFail({ codigo: 'admin' });
+    // checked here, not with the rest of the configuration: it is read only now, on an empty
+    // users table, and a stale value left in a deployment's secret must not stop later starts
+    if (this.config.adminPassword !== undefined && passwordProblems(this.config.adminPassword, 'admin').length)
+      throw new Error(
+        `ADMIN_PASSWORD must meet the password policy to become the first administrator's password: ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes of UTF-8 (bcrypt ignores what follows), not "admin", at least two of lowercase, uppercase, digits and other characters`,
+      );
     const generated = !this.config.adminPassword;
     const password = this.config.adminPassword ?? randomBytes(18).toString('base64url');
     const passwordHash = await this.hasher.hash(password);

@@ -1,11 +1,10 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, passwordProblems } from '../../users/password-policy.js';
 import { int, pem, readSettings, type ReadContext, text, type ValuesOf } from './settings.js';
 
 /** Tokens, sign-in limits and password hashing. */
 export const AUTH_SETTINGS = {
   /** password of the bootstrap user `admin` (only when the users table is empty); unset: random, printed once */
-  adminPassword: text('ADMIN_PASSWORD').map(checkAdminPassword),
+  adminPassword: text('ADMIN_PASSWORD'),
   jwt: {
     /** RS256 key pair; unset: generated into DATA_DIR (not in production) */
     privateKeyPem: pem('JWT_PRIVATE_KEY'),
@@ -41,19 +40,6 @@ export function authConfig(ctx: ReadContext): AuthConfig {
     ctx.problems.push('JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be given together (PEM, RS256, 2048 bits or more)');
   if (privateKeyPem && publicKeyPem) checkRsaKeyPair(ctx, privateKeyPem, publicKeyPem);
   return config;
-}
-
-/**
- * The bootstrap password obeys the policy every other password does: bcrypt ignores what follows
- * byte 72, so a longer one was stored cut and then refused at sign-in (a password over 72 bytes is
- * 400 there), and a short one made the first administrator the weakest account. Never quoted.
- */
-function checkAdminPassword(password: string | undefined, ctx: ReadContext): string | undefined {
-  if (password !== undefined && passwordProblems(password, 'admin').length)
-    ctx.problems.push(
-      `ADMIN_PASSWORD must meet the password policy: ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes of UTF-8, not "admin", at least two of lowercase, uppercase, digits and other characters`,
-    );
-  return password;
 }
 
 function checkRsaKeyPair(ctx: ReadContext, privatePem: string, publicPem: string): void {
