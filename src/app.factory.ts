@@ -15,7 +15,7 @@ import { setupSwagger } from './common/swagger/swagger.js';
 import { ETagInterceptor } from './common/versioning/etag.interceptor.js';
 import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 import { AppMetrics } from './observability/metrics.js';
-import { recordFrameworkError, registerRequestTelemetry } from './observability/request-telemetry.js';
+import { recordFrameworkError, registerRequestTelemetry, watchAbandoned } from './observability/request-telemetry.js';
 
 /** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
 const API_PREFIX = '/api/v1';
@@ -100,8 +100,8 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     raw.correlationId = request.id;
     raw.clientIp = request.ip;
     raw.routeUrl = routeUrl;
-    raw.receivedAt = performance.now();
     (raw.socket as SocketWithRequest)[IN_FLIGHT] = raw;
+    watchAbandoned(metrics, request, reply);
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
     if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);

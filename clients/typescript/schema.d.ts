@@ -2885,7 +2885,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. */
+            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2977,7 +2977,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3074,7 +3074,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. */
+            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3201,7 +3201,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3312,7 +3312,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3567,7 +3567,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). */
+            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3659,7 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3756,7 +3756,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). */
+            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3867,7 +3867,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3978,7 +3978,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4186,7 +4186,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4305,7 +4305,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4429,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4572,7 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4715,7 +4715,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5103,7 +5103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5267,7 +5267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5431,7 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5574,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5721,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5885,7 +5885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6030,7 +6030,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddPriceResponseDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6173,7 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6438,7 +6438,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6578,7 +6578,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6702,7 +6702,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6866,7 +6866,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7009,7 +7009,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7268,7 +7268,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7408,7 +7408,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7532,7 +7532,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7696,7 +7696,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7864,7 +7864,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8028,7 +8028,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8384,7 +8384,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8524,7 +8524,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8648,7 +8648,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8812,7 +8812,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8976,7 +8976,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9344,7 +9344,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponseDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9553,7 +9553,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenPairDto"];
                 };
             };
-            /** @description A field is missing or not a string (`validacion`). */
+            /** @description A field is missing or not a string (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9672,7 +9672,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The id is not a UUID (`validacion`). */
+            /** @description The id is not a UUID (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9915,7 +9915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10095,7 +10095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10190,7 +10190,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10287,7 +10287,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10581,7 +10581,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10699,7 +10699,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. */
+            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10822,7 +10822,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. An immutable field in the body is `campo_inmutable`. */
+            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. An immutable field in the body is `campo_inmutable`. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10963,7 +10963,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. */
+            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11249,7 +11249,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolePermissionsDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. Also an unknown permission code. */
+            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. Also an unknown permission code. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11416,7 +11416,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. */
+            /** @description Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11666,7 +11666,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioCreatedDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`). */
+            /** @description Validation failure (`validacion`), an unknown or inactive role, or a password the policy refuses (`password_debil`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11937,7 +11937,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`). */
+            /** @description Validation failure (`validacion`), an unknown or inactive role, or an immutable field in the body (`campo_inmutable`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12105,7 +12105,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12269,7 +12269,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemporaryPasswordDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12540,7 +12540,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPermissionsDto"];
                 };
             };
-            /** @description Validation failure (`validacion`): an unknown code or a code in both lists. */
+            /** @description Validation failure (`validacion`): an unknown code or a code in both lists. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12708,7 +12708,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12872,7 +12872,7 @@ export interface operations {
                     "application/json": components["schemas"]["SesionDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12989,7 +12989,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad user id, or a session id that is not a UUID (`validacion`). */
+            /** @description A bad user id, or a session id that is not a UUID (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -13111,7 +13111,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`). */
+            /** @description Validation failure (`validacion`), wrong current password (`password_actual_incorrecto`) or a new password the policy refuses (`password_debil`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

@@ -19,8 +19,6 @@ export interface RawRequestContext extends IncomingMessage {
   clientIp?: string;
   /** the matched route's template (`/api/v1/users/:id`), when a route matched */
   routeUrl?: string;
-  /** `performance.now()` when fastify began the request: the wait of a client that goes away (request telemetry) */
-  receivedAt?: number;
   /** not received whole within REQUEST_TIMEOUT_MS: answered 408 below fastify (sendClientError) */
   timedOut?: boolean;
 }

@@ -32,10 +32,8 @@ interface RequestWithActor {
 /** The status recorded for a request whose client went away before its answer (nginx's convention: no answer was sent). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** What createApp's first onRequest hook and sendClientError record on the raw request. */
-interface TimedRawRequest {
-  /** when fastify began the request, in `performance.now()` time */
-  receivedAt?: number;
+/** What sendClientError records on a raw request it answered. */
+interface TimedOutRawRequest {
   /** answered 408: not received whole in time */
   timedOut?: boolean;
 }
@@ -70,23 +68,33 @@ function recordRequest(metrics: AppMetrics, request: FastifyRequest, status: num
 }
 
 /**
- * Records every request once: fastify's onResponse hook for an answered one; its onRequestAbort
- * hook for one whose connection closed first, which onResponse never sees — a client that gave up
- * (status 499, with the time it waited, so the slowest requests stay in the latency histogram) or
- * one whose body never arrived (408, answered by sendClientError). The work of an aborted request may still finish after it (a change
- * commits, with its audit events under the same correlation id).
+ * fastify's onResponse hook: records an answered request. A request whose connection closes
+ * before its answer is written never reaches it: watchAbandoned records that one.
  */
 export function registerRequestTelemetry(fastify: FastifyInstance, metrics: AppMetrics): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     recordRequest(metrics, request, reply.statusCode, reply.elapsedTime, 'request completed');
     done();
   });
-  fastify.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
-    const { receivedAt, timedOut } = request.raw as TimedRawRequest;
-    const waited = receivedAt === undefined ? 0 : performance.now() - receivedAt;
-    if (timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
+}
+
+/**
+ * Called by createApp's first onRequest hook: when the response closes unfinished — its connection
+ * ended before the answer was written — records the request once: a client that gave up (status
+ * 499, with the time it waited, so the slowest requests stay in the latency histogram) or one whose
+ * body never arrived (408, answered by sendClientError). The work of an abandoned request may
+ * still finish after it (a change commits, with its audit events under the same correlation id);
+ * its answer then goes nowhere and fastify's onResponse never runs. Watched on the response, not
+ * with fastify's onRequestAbort hook, which misses a client that hangs up after sending its whole
+ * body.
+ */
+export function watchAbandoned(metrics: AppMetrics, request: FastifyRequest, reply: FastifyReply): void {
+  const started = performance.now();
+  reply.raw.once('close', () => {
+    if (reply.raw.writableFinished) return;
+    const waited = performance.now() - started;
+    if ((request.raw as TimedOutRawRequest).timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
     else recordRequest(metrics, request, CLIENT_CLOSED_REQUEST, waited, 'request aborted by the client');
-    done();
   });
 }
 

@@ -14,9 +14,13 @@ const UNTRACED = /^\/health\//;
 /**
  * Query parameters whose values a server span's `url.query` shows as `REDACTED`: the
  * instrumentation's own list (signed cloud URLs), which this option replaces, and the ones the
- * logs redact too.
+ * logs redact. The instrumentation compares names exactly, where the logs ignore case: each of
+ * those is listed as written in lower case, in upper case and capitalised.
  */
-const REDACTED_QUERY_PARAMS = ['AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature', ...SECRET_QUERY_PARAMS];
+const REDACTED_QUERY_PARAMS = [
+  ...['sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Security-Token'],
+  ...SECRET_QUERY_PARAMS.flatMap((name) => [name, name.toUpperCase(), name[0]!.toUpperCase() + name.slice(1)]),
+];
 
 /**
  * The SDK itself, loaded only when tracing is on. Exporter, sampler, resource and propagators

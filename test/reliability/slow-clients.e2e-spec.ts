@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
+import type { DataSource } from 'typeorm';
 import { freePort } from '../support/free-port.js';
 import { recordFigures } from './support/figures.js';
-import { ensureBuilt, type RunningServer, scratchDatabase, startServer } from './support/built-server.js';
+import { adminLogin, ensureBuilt, type RunningServer, scratchDatabase, startServer } from './support/built-server.js';
 
 /**
  * Clients that never finish a request hold no connection for long: the built server with
@@ -42,7 +43,7 @@ function stall(port: number, prefix: string, giveUpMs: number): Promise<Stalled>
 }
 
 describe('clients below the router: unfinished requests, unmet expectations, clients that hang up', () => {
-  let db: { drop: () => Promise<void>; url: string };
+  let db: { drop: () => Promise<void>; url: string; owner: DataSource };
   let server: RunningServer | undefined;
   let metricsPort: number;
 
@@ -137,6 +138,29 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
     });
     expect((await fetch(`http://127.0.0.1:${port}/api/v1/roles/%E0%A4%A`, { headers: { 'x-correlation-id': badEscape } })).status).toBe(400);
 
+    // a client that sent its whole body and hangs up while the change waits on a lock: the change
+    // still commits once the lock goes, and the request has its one line, as 499
+    const sentWhole = 'a3b2c1d0-1e2f-4a5b-8c6d-7e8f9a0b1c2d';
+    const { accessToken } = await adminLogin(port);
+    const locker = db.owner.createQueryRunner();
+    await locker.startTransaction();
+    await locker.query('LOCK TABLE medios IN ACCESS EXCLUSIVE MODE');
+    try {
+      const body = JSON.stringify({ codigo: 'ABANDONADO', nombre: 'Medio abandonado' });
+      await new Promise<void>((done) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST /api/v1/admin/medios HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${accessToken}\r\nX-Correlation-Id: ${sentWhole}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          );
+          setTimeout(() => socket.destroy(), 500);
+        });
+        socket.on('close', () => done());
+      });
+    } finally {
+      await locker.rollbackTransaction();
+      await locker.release();
+    }
+
     const lineOf = async (correlationId: string) => {
       for (let i = 0; i < 50; i++) {
         const line = server!
@@ -152,9 +176,28 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
     };
     expect(await lineOf(gone)).toMatchObject({ msg: 'request aborted by the client', method: 'POST', route: '/api/v1/auth/login', status: 499 });
     expect(await lineOf(badEscape)).toMatchObject({ msg: 'request completed', method: 'GET', route: null, status: 400 });
+    expect(await lineOf(sentWhole)).toMatchObject({
+      msg: 'request aborted by the client',
+      method: 'POST',
+      route: '/api/v1/admin/medios',
+      status: 499,
+    });
+    for (let i = 0; i < 50 && (await db.owner.query(`SELECT id FROM medios WHERE codigo = 'ABANDONADO'`)).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await db.owner.query(`SELECT id FROM medios WHERE codigo = 'ABANDONADO'`)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300)); // its answer, written to a closed connection, leaves no second line
+    expect(
+      server!
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(sentWhole) && l.includes('"status":')),
+    ).toHaveLength(1);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(
       /^http_server_request_duration_seconds_count\{http_request_method="POST",http_route="\/api\/v1\/auth\/login",http_response_status_code="499"\} 1$/m,
+    );
+    expect(metrics).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="POST",http_route="\/api\/v1\/admin\/medios",http_response_status_code="499"\} 1$/m,
     );
     expect(metrics).toMatch(
       /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="unmatched",http_response_status_code="400"\} 1$/m,

@@ -152,6 +152,9 @@ const SHARED_ANSWERS = [
 
 type SharedAnswer = (typeof SHARED_ANSWERS)[number];
 
+/** Appended to the 400 an operation without query parameters declares itself. */
+const QUERY_RULE = 'A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`).';
+
 const STATUS_TITLES: Record<SharedAnswer['status'], string> = {
   400: 'Bad Request',
   413: 'Payload Too Large',
@@ -222,7 +225,12 @@ function declareSharedAnswers(doc: OpenAPIObject): void {
           r.on === 'all' ||
           (takesBody && (r.on === 'body' || (r.on === 'bodiless' && !op.requestBody))) ||
           (r.on === 'queryless' && path.startsWith('/api/') && !(op.parameters ?? []).some((p) => !('$ref' in p) && p.in === 'query'));
-        if (applies) op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
+        if (!applies) continue;
+        const own = op.responses[String(r.status)];
+        // the operation's own 400 (a path value it refuses) says the query rule too
+        if (r.on === 'queryless' && own && !('$ref' in own) && !own.description.includes(QUERY_RULE))
+          own.description = `${own.description.trimEnd()} ${QUERY_RULE}`;
+        op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
       }
     }
   }
