@@ -157,10 +157,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
  */
 export function corsOptions(origins: readonly string[]) {
   const allowed = new Set(origins);
+  const allows = (origin: string | undefined): origin is string => origin !== undefined && allowed.has(origin);
   return {
-    allows: (origin: string | undefined): origin is string => origin !== undefined && allowed.has(origin),
-    origin: (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) =>
-      done(null, origin !== undefined && allowed.has(origin) ? origin : false),
+    allows,
+    origin: (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) => done(null, allows(origin) ? origin : false),
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Correlation-Id'],
     exposedHeaders: ['ETag', 'Location', 'X-Correlation-Id', 'Retry-After'],

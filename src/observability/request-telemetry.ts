@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
+import type { RawRequestContext } from '../common/common.module.js';
 import type { AppMetrics } from './metrics.js';
 
 /** Route label of requests no route matched (their path may carry anything: it is never a label). */
@@ -31,12 +32,6 @@ interface RequestWithActor {
 
 /** The status recorded for a request whose client went away before its answer (nginx's convention: no answer was sent). */
 export const CLIENT_CLOSED_REQUEST = 499;
-
-/** What sendClientError records on a raw request it answered. */
-interface TimedOutRawRequest {
-  /** answered 408: not received whole in time */
-  timedOut?: boolean;
-}
 
 /**
  * The two per-request signals: the duration histogram and the one `info` line per request. The
@@ -93,7 +88,7 @@ export function watchAbandoned(metrics: AppMetrics, request: FastifyRequest, rep
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     const waited = performance.now() - started;
-    if ((request.raw as TimedOutRawRequest).timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
+    if ((request.raw as RawRequestContext).timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
     else recordRequest(metrics, request, CLIENT_CLOSED_REQUEST, waited, 'request aborted by the client');
   });
 }

@@ -141,43 +141,29 @@ describe('secrets never leak into logs, audit metadata, security-event metadata 
       keep('a password in an unknown body field', extraField);
       await call(port, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD, token: extraField } });
 
-      // a write that fails closed (audit store down) with a password in its body: logged as a fault
-      const failedPassword = `FallaCerrada-${uid()}-x`;
-      keep('the password of a create that failed', failedPassword);
-      const restore = await makeInsertsFail(db.owner, 'postgres', 'audit_events', 'secret scan: audit store down');
-      try {
-        const failed = await call(port, 'POST', '/api/v1/users', {
-          token,
-          body: {
-            username: `f_${uid().toLowerCase()}`,
-            password: failedPassword,
-            nombre: 'F',
-            apellido: 'F',
-            email: 'f@example.test',
-            rol: 'cajero',
-          },
-        });
-        expect(failed.status).toBe(500);
-      } finally {
-        await restore();
-      }
-      // a user insert that fails at the database: its statement's values (the bcrypt hash among them) stay out of the error line
-      const restoreUsers = await makeInsertsFail(db.owner, 'postgres', 'users', 'secret scan: users store down');
-      try {
-        const failed = await call(port, 'POST', '/api/v1/users', {
-          token,
-          body: {
-            username: `g_${uid().toLowerCase()}`,
-            password: `Fallida-${uid()}-x`,
-            nombre: 'G',
-            apellido: 'G',
-            email: 'g@example.test',
-            rol: 'cajero',
-          },
-        });
-        expect(failed.status).toBe(500);
-      } finally {
-        await restoreUsers();
+      // user creates that fail at the database, each with a password in its body, logged as faults:
+      // fail-closed (the audit store down), and the user insert itself, whose statement's values
+      // (the bcrypt hash among them) stay out of the error line
+      for (const store of ['audit_events', 'users']) {
+        const failedPassword = `Fallida-${store}-${uid()}-x`;
+        keep(`the password of a create that failed (${store} down)`, failedPassword);
+        const restore = await makeInsertsFail(db.owner, 'postgres', store, `secret scan: ${store} store down`);
+        try {
+          const failed = await call(port, 'POST', '/api/v1/users', {
+            token,
+            body: {
+              username: `f_${uid().toLowerCase()}`,
+              password: failedPassword,
+              nombre: 'F',
+              apellido: 'F',
+              email: 'f@example.test',
+              rol: 'cajero',
+            },
+          });
+          expect(failed.status).toBe(500);
+        } finally {
+          await restore();
+        }
       }
       expectStatus(await call(port, 'POST', '/api/v1/auth/logout', { token: login2.accessToken }), 204, 'logout');
       await server.kill(); // flushes nothing more: everything written so far is in the capture

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RawRequestContext } from '../common.module.js';
 import { correlationIdFrom } from '../context/request-context.js';
 import { renderError } from './error-renderer.js';
 
@@ -9,7 +10,7 @@ import { renderError } from './error-renderer.js';
 export const IN_FLIGHT = Symbol('request in flight');
 
 export interface SocketWithRequest {
-  [IN_FLIGHT]?: IncomingMessage & { correlationId?: string; timedOut?: boolean };
+  [IN_FLIGHT]?: RawRequestContext;
 }
 
 /**

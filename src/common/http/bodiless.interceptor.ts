@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import { type FieldError, ValidationFailedError } from '../errors/domain-error.js';
-import { unknownFieldMessage } from '../validation/messages.js';
+import { unknownFieldErrors } from '../validation/messages.js';
 
 /**
  * Guards a mutating route that takes no body (deactivate, reactivate, logout, a password reset,
@@ -28,5 +28,5 @@ export function bodyProblem(body: unknown): FieldError[] | undefined {
   }
   const keys = Object.keys(body);
   if (keys.length === 0) return undefined;
-  return keys.map((key) => ({ field: key, code: 'whitelistValidation', message: unknownFieldMessage(key) }));
+  return unknownFieldErrors(keys);
 }

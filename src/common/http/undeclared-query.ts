@@ -1,5 +1,5 @@
 import { ValidationFailedError } from '../errors/domain-error.js';
-import { unknownFieldMessage } from '../validation/messages.js';
+import { unknownFieldErrors } from '../validation/messages.js';
 
 /**
  * An operation of `/api/v1` that declares no query parameter refuses any, with the 400
@@ -11,8 +11,5 @@ export function throwIfQuery(query: unknown): void {
   if (query === null || typeof query !== 'object') return;
   const names = Object.keys(query);
   if (names.length === 0) return;
-  throw new ValidationFailedError(
-    names.map((name) => ({ field: name, code: 'whitelistValidation', message: unknownFieldMessage(name) })),
-    'Esta operación no lleva parámetros de consulta',
-  );
+  throw new ValidationFailedError(unknownFieldErrors(names), 'Esta operación no lleva parámetros de consulta');
 }

@@ -50,6 +50,11 @@ export function unknownFieldMessage(field: string): string {
   return `${field} no es un campo admitido`;
 }
 
+/** The field errors of properties or query parameters an operation does not take. */
+export function unknownFieldErrors(fields: readonly string[]): Array<{ field: string; code: 'whitelistValidation'; message: string }> {
+  return fields.map((field) => ({ field, code: 'whitelistValidation', message: unknownFieldMessage(field) }));
+}
+
 /** The message of one failed constraint, in Spanish when it is one of class-validator's English defaults. */
 export function fieldMessage(code: string, message: string): string {
   const rule = DEFAULTS[code];
