@@ -11,6 +11,7 @@ import { AuditEventsRepository } from './audit-events.repository.js';
 import { AuditEventsService } from './audit-events.service.js';
 import { AuditService } from './audit.service.js';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { METADATA_SANITIZER } from './audit.tokens.js';
 import { AuditIntegrityController } from './integrity/audit-integrity.controller.js';
 import { AuditIntegrityService } from './integrity/audit-integrity.service.js';
@@ -38,8 +39,9 @@ import { SecurityEventsService } from './security-events.service.js';
   providers: [
     { provide: METADATA_SANITIZER, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new MetadataSanitizer(config.auditSanitizeKeys) },
     AuditService,
-    // the shared (de)activation writes audit events: every domain that soft-deletes uses it
+    // the shared (de)activation and update write audit events: every domain that edits uses them
     Activation,
+    Edits,
     SecurityEventsService,
     // The cursor's HMAC key is derived from the token-signing key: stable across restarts and
     // instances, secret, and never the signing key itself.
@@ -67,6 +69,7 @@ import { SecurityEventsService } from './security-events.service.js';
     AuditIntegrityService,
     AuditService,
     Activation,
+    Edits,
     SecurityEventsService,
     METADATA_SANITIZER,
     AuditStorageInspector,

@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type FindOptionsWhere, Not } from 'typeorm';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -26,6 +27,7 @@ export class IngresosBrutosService {
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -54,10 +56,14 @@ export class IngresosBrutosService {
   async update(id: number, dto: IngresosBrutosBodyDto): Promise<IngresosBrutosDto> {
     const entry = await this.lock(id);
     if (entry.activo && dto.provincia !== entry.provincia) await this.ensureNoOtherActive(dto.provincia, id);
-    await uniqueOr409(this.dialect, duplicateMessage(dto.provincia), () =>
-      this.versions.update(IngresosBrutosEntity, { id }, { ...editable(dto), updatedAt: this.clock.now() }),
-    );
-    await this.audit.record('ingresos_brutos.update', 'ingresos_brutos', id, { before: editable(entry), after: editable(dto) });
+    await this.edits.apply({
+      entity: IngresosBrutosEntity,
+      row: entry,
+      changes: editable(dto),
+      resource: 'ingresos_brutos',
+      write: (changes) =>
+        uniqueOr409(this.dialect, duplicateMessage(dto.provincia), () => this.versions.update(IngresosBrutosEntity, { id }, changes)),
+    });
     return IngresosBrutosDto.of(await this.find(id));
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -10,7 +11,6 @@ import type { FiscalListQueryDto } from './dto/fiscal-query.dto.js';
 import { type CreateTipoIvaDto, TipoIvaDto, type UpdateTipoIvaDto } from './dto/tipo-iva.dto.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { TipoIvaEntity } from './tipo-iva.entity.js';
-import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { findResource, insertResource } from '../database/resource-row.js';
 
 /** Tipos de IVA: AFIP codigo unique and immutable, porcentaje an exact decimal(5,2). */
@@ -18,9 +18,9 @@ import { findResource, insertResource } from '../database/resource-row.js';
 export class TiposIvaService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -49,11 +49,8 @@ export class TiposIvaService {
 
   async update(id: number, dto: UpdateTipoIvaDto): Promise<TipoIvaDto> {
     const tipo = await this.lock(id);
-    await this.versions.update(TipoIvaEntity, { id }, { descripcion: dto.descripcion, porcentaje: dto.porcentaje, updatedAt: this.clock.now() });
-    await this.audit.record('tipo_iva.update', 'tipo_iva', id, {
-      before: { descripcion: tipo.descripcion, porcentaje: tipo.porcentaje },
-      after: { descripcion: dto.descripcion, porcentaje: dto.porcentaje },
-    });
+    const changes = { descripcion: dto.descripcion, porcentaje: dto.porcentaje };
+    await this.edits.apply({ entity: TipoIvaEntity, row: tipo, changes, resource: 'tipo_iva' });
     return TipoIvaDto.of(await this.find(id));
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -11,7 +12,6 @@ import { MedioEntity } from './medio.entity.js';
 import { MediosRepository } from './medios.repository.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
 import { containsAny, containsPattern } from '../common/pagination/search.js';
-import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { withRowVersion } from '../common/versioning/etag.js';
 import { findResource, type RowLock } from '../database/resource-row.js';
 
@@ -24,9 +24,9 @@ import { findResource, type RowLock } from '../database/resource-row.js';
 export class MediosService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     private readonly medios: MediosRepository,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
@@ -56,10 +56,7 @@ export class MediosService {
 
   async update(id: number, dto: UpdateMedioDto): Promise<MedioDto> {
     const medio = await this.lock(id, 'pessimistic_write');
-    const now = this.clock.now();
-    await this.versions.update(MedioEntity, { id }, { nombre: dto.nombre, updatedAt: now });
-    await this.audit.record('medio.update', 'medio', id, { before: { nombre: medio.nombre }, after: { nombre: dto.nombre } });
-    return MedioDto.of({ ...medio, nombre: dto.nombre, updatedAt: now });
+    return MedioDto.of(await this.edits.apply({ entity: MedioEntity, row: medio, changes: { nombre: dto.nombre }, resource: 'medio' }));
   }
 
   deactivate(id: number): Promise<MedioDto> {

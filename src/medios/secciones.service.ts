@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { FindOptionsWhere } from 'typeorm';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { AuditService } from '../audit/audit.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -11,7 +12,6 @@ import { type CreateSeccionDto, SeccionDto, type SeccionesQueryDto, type UpdateS
 import { MediosService } from './medios.service.js';
 import { SeccionEntity } from './seccion.entity.js';
 import { uniqueOr409 } from '../common/errors/unique-or-409.js';
-import { VersionedWrites } from '../common/versioning/versioned-writes.js';
 import { findResource, insertResource } from '../database/resource-row.js';
 
 /**
@@ -22,10 +22,10 @@ import { findResource, insertResource } from '../database/resource-row.js';
 export class SeccionesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-    private readonly versions: VersionedWrites,
     private readonly medios: MediosService,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -55,13 +55,8 @@ export class SeccionesService {
 
   async update(id: number, dto: UpdateSeccionDto): Promise<SeccionDto> {
     const seccion = await this.lockWithActiveMedio(id);
-    const now = this.clock.now();
-    await this.versions.update(SeccionEntity, { id }, { nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
-    await this.audit.record('seccion.update', 'seccion', id, {
-      before: { nombre: seccion.nombre, tipo: seccion.tipo },
-      after: { nombre: dto.nombre, tipo: dto.tipo },
-    });
-    return SeccionDto.of({ ...seccion, nombre: dto.nombre, tipo: dto.tipo, updatedAt: now });
+    const changes = { nombre: dto.nombre, tipo: dto.tipo };
+    return SeccionDto.of(await this.edits.apply({ entity: SeccionEntity, row: seccion, changes, resource: 'seccion' }));
   }
 
   deactivate(id: number): Promise<SeccionDto> {

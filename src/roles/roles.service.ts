@@ -4,6 +4,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { In } from 'typeorm';
 import { Activation } from '../common/activation/activation.js';
+import { Edits } from '../common/activation/edits.js';
 import { AuditService } from '../audit/audit.service.js';
 import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
@@ -31,6 +32,7 @@ export class RolesService {
     private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly permissions: PermissionsService,
     private readonly antiLockout: AntiLockoutService,
     private readonly delegation: DelegationPolicy,
@@ -69,10 +71,8 @@ export class RolesService {
 
   async update(codigo: string, dto: UpdateRoleDto): Promise<RolDto> {
     const role = await this.find(codigo, true);
-    const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? role.descripcion };
-    await this.versions.update(RoleEntity, { id: role.id }, { ...after, updatedAt: this.clock.now() });
-    await this.audit.record('rol.update', 'rol', codigo, { before: { nombre: role.nombre, descripcion: role.descripcion }, after });
-    return RolDto.of({ ...role, ...after });
+    const changes = { nombre: dto.nombre, descripcion: dto.descripcion };
+    return RolDto.of(await this.edits.apply({ entity: RoleEntity, row: role, changes, resource: 'rol', auditId: codigo }));
   }
 
   /** DELETE: soft delete. 409 `rol_en_uso` while an active user holds the role; a repeat is a no-op. */

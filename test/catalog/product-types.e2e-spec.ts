@@ -59,6 +59,7 @@ describe('product types', () => {
         { codigo: 'CON ESPACIO', nombre: 'x' },
         { codigo: `OK_${uid()}`, nombre: '' },
         { codigo: `OK_${uid()}`, nombre: 'x', descripcion: 5 },
+        { codigo: `OK_${uid()}`, nombre: 'x', descripcion: null },
         { codigo: `OK_${uid()}`, nombre: 'x', extra: true },
         { nombre: 'x' },
       ]) {
@@ -125,6 +126,30 @@ describe('product types', () => {
         before: { nombre: `Tipo ${type.codigo}`, descripcion: 'para tests' },
         after: { nombre: 'Nuevo', descripcion: 'Nueva' },
       });
+    });
+
+    it('counts lengths as the column does: a descripcion of 500 UTF-16 units fits, one more (a variation selector) is 400, not a store error', async () => {
+      const type = await createProductType(t, admin);
+      // ❤️ is U+2764 and U+FE0F: two units, of which class-validator's own MaxLength counted one
+      const fits = `${'a'.repeat(498)}❤️`;
+      const res = await t.put(`${ADMIN}/${type.id}`, { nombre: 'Largo', descripcion: fits }, { token: admin });
+      expect(res.status).toBe(200);
+      expect(res.body.descripcion).toBe(fits);
+      for (const descripcion of [`${'a'.repeat(499)}❤️`, '❤️'.repeat(300), '😀'.repeat(251)]) {
+        const refused = await t.put(`${ADMIN}/${type.id}`, { nombre: 'Largo', descripcion }, { token: admin });
+        expectProblem(refused, 400, 'validacion');
+        expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'descripcion', code: 'maxLength' })]);
+        const created = await t.post(ADMIN, { codigo: `L_${uid()}`, nombre: 'Largo', descripcion }, { token: admin });
+        expectProblem(created, 400, 'validacion');
+      }
+      expect((await t.get(`${READ}/${type.id}`, { token: admin })).body.descripcion).toBe(fits);
+    });
+
+    it('refuses descripcion null (the field is a string) instead of keeping the old text', async () => {
+      const type = await createProductType(t, admin);
+      const res = await t.put(`${ADMIN}/${type.id}`, { nombre: 'x', descripcion: null }, { token: admin });
+      expectProblem(res, 400, 'validacion');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'descripcion', code: 'isString' })]);
     });
 
     it('keeps descripcion when the body leaves it out', async () => {

@@ -413,6 +413,50 @@ describe('lost updates are refused with 412 on every single resource (ETag / If-
     });
   });
 
+  describe('a PUT that repeats the record as it is writes nothing', () => {
+    /** The body of a PUT that sends back the values the record already has. */
+    const unchanged: Record<string, (current: any) => unknown> = {
+      role: (r) => ({ nombre: r.nombre, descripcion: r.descripcion }),
+      medio: (r) => ({ nombre: r.nombre }),
+      seccion: (r) => ({ nombre: r.nombre, tipo: r.tipo }),
+      'punto de venta': (r) => ({ numeroAFIP: r.numeroAFIP, nombre: r.nombre, domicilio: r.domicilio }),
+      'tipo de IVA': (r) => ({ descripcion: r.descripcion, porcentaje: r.porcentaje }),
+      'ingresos brutos': (r) => ({ provincia: r.provincia, descripcion: r.descripcion, alicuota: r.alicuota }),
+      rubro: (r) => ({ nombre: r.nombre }),
+      'product type': (r) => ({ nombre: r.nombre, descripcion: r.descripcion }),
+      product: (r) => ({ nombre: r.nombre, rubroId: r.rubroId, productTypeId: r.productTypeId }),
+    };
+
+    it.each(Object.keys(unchanged))(
+      '%s: same ETag, same updatedAt, no audit event; a console holding the ETag still saves, a stale one still gets 412',
+      async (name) => {
+        const resource = RESOURCES.find((r) => r.name === name)!;
+        const put = resource.changes.find((c) => c.method === 'PUT')!;
+        const { url } = await resource.create(t, admin);
+        const read = await ok(await t.get(url, { token: admin }), 'read');
+        const etag = read.headers.etag as string;
+        const target = changePath(url, put.path);
+        const auditBefore = (await t.auditEvents()).length;
+
+        const repeat = await send('PUT', target, unchanged[name]!(read.body));
+        expect(repeat.status).toBe(200);
+        expect(repeat.body).toEqual(read.body);
+        expect(repeat.headers.etag).toBe(etag);
+        const again = await t.get(url, { token: admin });
+        expect(again.headers.etag).toBe(etag);
+        expect(again.body.updatedAt).toBe(read.body.updatedAt);
+        expect((await t.auditEvents()).length).toBe(auditBefore);
+
+        // another console that read the record before the repeat saves its change
+        const change = await send('PUT', target, await body(resource, put, 'first', read.body), etag);
+        expect(change.status).toBe(200);
+        // and a repeat based on the read that change made stale is refused like any change
+        const current = (await t.get(url, { token: admin })).body;
+        expect((await send('PUT', target, unchanged[name]!(current), etag)).status).toBe(412);
+      },
+    );
+  });
+
   describe('the ETag follows the representation', () => {
     it("changes a rubro's ETag when an ancestor moves and its level changes", async () => {
       const root = await createRubro(t, admin, `A-${uid()}`);

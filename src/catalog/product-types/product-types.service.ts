@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Activation } from '../../common/activation/activation.js';
+import { Edits } from '../../common/activation/edits.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError } from '../../common/errors/domain-error.js';
@@ -21,7 +22,6 @@ import {
 } from './dto/product-type.dto.js';
 import { ProductTypeEntity } from './product-type.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
-import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 import { findResource, insertResource, type RowLock } from '../../database/resource-row.js';
 
 /**
@@ -34,9 +34,9 @@ export class ProductTypesService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
-    private readonly versions: VersionedWrites,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -74,13 +74,8 @@ export class ProductTypesService {
   async update(id: number, dto: UpdateProductTypeDto): Promise<ProductTypeDto> {
     const type = await this.lock(id, 'pessimistic_write');
     if (!type.activo) throw new DomainError('tipo_producto_inactivo', `El tipo de producto ${id} está inactivo`);
-    const before = { nombre: type.nombre, descripcion: type.descripcion };
-    const after = { nombre: dto.nombre, descripcion: dto.descripcion ?? type.descripcion };
-    if (before.nombre === after.nombre && before.descripcion === after.descripcion) return ProductTypeDto.of(type);
-    const now = this.clock.now();
-    await this.versions.update(ProductTypeEntity, { id }, { ...after, updatedAt: now });
-    await this.audit.record('tipo_producto.update', 'tipo_producto', id, { before, after });
-    return ProductTypeDto.of({ ...type, ...after, updatedAt: now });
+    const changes = { nombre: dto.nombre, descripcion: dto.descripcion };
+    return ProductTypeDto.of(await this.edits.apply({ entity: ProductTypeEntity, row: type, changes, resource: 'tipo_producto' }));
   }
 
   async deactivate(id: number): Promise<ProductTypeDto> {

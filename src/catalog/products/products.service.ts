@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Activation } from '../../common/activation/activation.js';
+import { Edits } from '../../common/activation/edits.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError, NotFoundError } from '../../common/errors/domain-error.js';
@@ -18,7 +19,6 @@ import { uniqueOr409 } from '../../common/errors/unique-or-409.js';
 import { type CreateProductDto, PRODUCT_SORT_FIELDS, ProductDto, type ProductsQueryDto, type UpdateProductDto } from './dto/product.dto.js';
 import { ProductEntity } from './product.entity.js';
 import { ReplicaReads } from '../../database/replica-reads.js';
-import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 import { findResource, insertResource } from '../../database/resource-row.js';
 
 /**
@@ -31,11 +31,11 @@ export class ProductsService {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: ReplicaReads,
-    private readonly versions: VersionedWrites,
     private readonly rubros: RubrosService,
     private readonly types: ProductTypesService,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -76,14 +76,8 @@ export class ProductsService {
   async update(id: number, dto: UpdateProductDto): Promise<ProductDto> {
     const product = await this.lock(id);
     await this.requireActiveReferences(dto.rubroId, dto.productTypeId);
-    const before = { nombre: product.nombre, rubroId: product.rubroId, productTypeId: product.productTypeId };
-    const after = { nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
-    if (before.nombre === after.nombre && before.rubroId === after.rubroId && before.productTypeId === after.productTypeId)
-      return ProductDto.of(product);
-    const now = this.clock.now();
-    await this.versions.update(ProductEntity, { id }, { ...after, updatedAt: now });
-    await this.audit.record('producto.update', 'producto', id, { before, after });
-    return ProductDto.of({ ...product, ...after, updatedAt: now });
+    const changes = { nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
+    return ProductDto.of(await this.edits.apply({ entity: ProductEntity, row: product, changes, resource: 'producto' }));
   }
 
   async deactivate(id: number): Promise<ProductDto> {

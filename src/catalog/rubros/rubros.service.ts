@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Activation } from '../../common/activation/activation.js';
+import { Edits } from '../../common/activation/edits.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
@@ -27,6 +28,7 @@ export class RubrosService {
     private readonly rubros: RubrosRepository,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,11 +65,17 @@ export class RubrosService {
     await this.rubros.lockTree('shared');
     await this.rubros.lockRows([id], 'pessimistic_write');
     const { rubro } = await this.find(id);
-    if (rubro.nombre === dto.nombre) return RubroDto.of(rubro);
-    if (rubro.activo) await this.checkNameFree(rubro.parentId, dto.nombre, id);
-    await uniqueOr409(this.dialect, duplicateMessage(dto.nombre), () => this.rubros.update(id, { nombre: dto.nombre, updatedAt: this.clock.now() }));
-    await this.audit.record('rubro.update', 'rubro', id, { before: { nombre: rubro.nombre }, after: { nombre: dto.nombre } });
-    return RubroDto.of({ ...rubro, nombre: dto.nombre });
+    const edited = await this.edits.apply({
+      entity: RubroEntity,
+      row: rubro,
+      changes: { nombre: dto.nombre },
+      resource: 'rubro',
+      check: async () => {
+        if (rubro.activo) await this.checkNameFree(rubro.parentId, dto.nombre, id);
+      },
+      write: (changes) => uniqueOr409(this.dialect, duplicateMessage(dto.nombre), () => this.rubros.update(id, changes)),
+    });
+    return RubroDto.of(edited);
   }
 
   async move(id: number, dto: MoveRubroDto): Promise<RubroDto> {

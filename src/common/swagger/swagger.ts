@@ -18,6 +18,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are `application/problem+json` documents with a stable `code` and the `correlationId`,',
         'except on `/api/v1/admin/fiscal/*`, which answer `{error, message}`.',
         'Every answer carries `X-Correlation-Id` (yours when it is a GUID).',
+        'Text lengths (`maxLength`) count UTF-16 code units, as a browser `maxlength` does: most emoji count 2.',
         '',
         'Lost updates are refused: single-resource reads and the answers of creates and changes carry a strong `ETag`;',
         'send it back as `If-Match` on a change and a stale one answers 412 `version_obsoleta` with nothing changed.',

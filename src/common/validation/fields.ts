@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
 import { ToBoolean, ToInt, Trim } from './transforms.js';
 import { VisibleText } from './visible-text.js';
 
@@ -46,21 +46,48 @@ export function IsCodigo(): PropertyDecorator {
 }
 
 /**
+ * A text that fits a column of `max` characters on either engine: at most `max` UTF-16 code units,
+ * what SQL Server's `nvarchar(max)` holds and never more than PostgreSQL's `varchar(max)` (which
+ * counts code points); a browser's `maxlength` counts the same units. class-validator's MaxLength
+ * counts code points and skips variation selectors, so a description ending in ❤️ (two code
+ * points, one counted) passed it and then overflowed its column. The error code stays `maxLength`.
+ */
+export function StoredLength(max: number): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'maxLength',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [max],
+      options: { message: `$property must be shorter than or equal to ${max} characters` },
+      validator: { validate: (value: unknown) => typeof value !== 'string' || value.length <= max },
+    });
+}
+
+/**
  * Required text: in Unicode's composed form (NFC) and trimmed, then a non-empty string of at most
- * `maxLength` characters with no control or invisible character. The document says so too
+ * `maxLength` characters (StoredLength) with no control or invisible character. The document says so too
  * (`minLength: 1` and a non-space character), merged under the field's own `@ApiProperty`, which
  * gives its example and `maxLength`.
  */
 export function RequiredText(maxLength: number): PropertyDecorator {
-  return applyDecorators(VisibleText(), MaxLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
+  return applyDecorators(VisibleText(), StoredLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
 }
 
 /**
  * Optional text: absent, or composed (NFC) and trimmed, then a string of at most `maxLength`
- * characters (empty allowed) with no control character but tabs and line breaks.
+ * characters (empty allowed) with no control character but tabs and line breaks. `null` is not
+ * absent: the document types the field as a string, and a client sending null to clear it would
+ * otherwise get a 200 that kept the old text.
  */
 export function OptionalText(maxLength: number): PropertyDecorator {
-  return applyDecorators(VisibleText({ multiline: true }), MaxLength(maxLength), IsString(), Trim(), IsOptional());
+  return applyDecorators(
+    VisibleText({ multiline: true }),
+    StoredLength(maxLength),
+    IsString(),
+    Trim(),
+    ValidateIf((_, value) => value !== undefined),
+  );
 }
 
 /**

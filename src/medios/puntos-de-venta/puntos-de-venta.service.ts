@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type FindOptionsWhere, Not } from 'typeorm';
 import { Activation } from '../../common/activation/activation.js';
+import { Edits } from '../../common/activation/edits.js';
 import { AuditService } from '../../audit/audit.service.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError } from '../../common/errors/domain-error.js';
@@ -39,6 +40,7 @@ export class PuntosDeVentaService {
     private readonly medios: MediosService,
     private readonly audit: AuditService,
     private readonly activation: Activation,
+    private readonly edits: Edits,
     private readonly clock: Clock,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
@@ -90,15 +92,15 @@ export class PuntosDeVentaService {
     const pdv = await this.lock(id);
     await this.medios.requireActive(pdv.medioId);
     if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
-    const now = this.clock.now();
-    await uniqueOr409(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () =>
-      this.versions.update(PuntoDeVentaEntity, { id }, { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now }),
-    );
-    await this.audit.record('punto_de_venta.update', 'punto_de_venta', id, {
-      before: { numeroAFIP: pdv.numeroAFIP, nombre: pdv.nombre, domicilio: pdv.domicilio },
-      after: { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
+    const edited = await this.edits.apply({
+      entity: PuntoDeVentaEntity,
+      row: pdv,
+      changes: { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
+      resource: 'punto_de_venta',
+      write: (changes) =>
+        uniqueOr409(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () => this.versions.update(PuntoDeVentaEntity, { id }, changes)),
     });
-    return PuntoDeVentaDto.of({ ...pdv, numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio, updatedAt: now });
+    return PuntoDeVentaDto.of(edited);
   }
 
   deactivate(id: number): Promise<PuntoDeVentaDto> {

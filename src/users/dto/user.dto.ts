@@ -6,7 +6,7 @@ import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
 import type { UserEntity } from '../user.entity.js';
-import { ActivoFilter, RequiredText, SearchText } from '../../common/validation/fields.js';
+import { ActivoFilter, RequiredText, SearchText, StoredLength } from '../../common/validation/fields.js';
 
 /**
  * Usernames: 3 to 50 characters of letters, digits, `.`, `_` and `-` (no spaces, nothing a log
@@ -35,7 +35,7 @@ export class UserProfileDto {
   })
   @Trim()
   @IsString()
-  @MaxLength(254)
+  @StoredLength(254)
   @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
   email!: string;
 
