@@ -10,6 +10,7 @@ import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
 import { ConsoleLists1763712950000 } from './1763712950000-console-lists.js';
 import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
+import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -27,4 +28,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   ConsoleLists1763712950000,
   AuditSeals1763713000000,
   CodeCollation1763713100000,
+  CodeOrder1763713200000,
 ];

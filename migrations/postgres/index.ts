@@ -9,6 +9,7 @@ import { RowVersions1763712900000 } from './1763712900000-row-versions.js';
 import { ConsoleLists1763712950000 } from './1763712950000-console-lists.js';
 import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
+import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS = [
   ConsoleLists1763712950000,
   AuditSeals1763713000000,
   CodeCollation1763713100000,
+  CodeOrder1763713200000,
 ];
