@@ -11,6 +11,7 @@ import { ConsoleLists1763712950000 } from './1763712950000-console-lists.js';
 import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
+import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -29,4 +30,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   AuditSeals1763713000000,
   CodeCollation1763713100000,
   CodeOrder1763713200000,
+  BookkeepingGuard1763713300000,
 ];

@@ -42,12 +42,16 @@ export class AuthService {
    * per-username limits.
    */
   async login(dto: LoginDto): Promise<LoginResponseDto> {
-    const user = await this.txHost.tx
+    const found = await this.txHost.tx
       .getRepository(UserEntity)
       .createQueryBuilder('u')
       .addSelect('u.passwordHash')
       .where('u.username = :username', { username: dto.username })
       .getOne();
+    // SQL Server's `=` ignores trailing spaces, and the username column's collation ignores width:
+    // `admin ` and `ａｄｍｉｎ` found `admin` there, each with a per-username throttle count of its
+    // own (the count is kept per name as sent). Only the name exactly as stored is that user.
+    const user = found?.username === dto.username ? found : null;
     const admission = await this.throttle.admit(dto.username, this.context.ip, user ? { userId: user.id } : undefined);
     if (!admission.admitted) {
       await this.securityEvents.record({ action: 'login', result: 'failure', attemptedUsername: dto.username, failureReason: 'too_many_attempts' });

@@ -12,7 +12,8 @@ import { UserEntity } from './user.entity.js';
  */
 export async function resetPasswordAsSystem(app: INestApplicationContext, username: string): Promise<string | undefined> {
   const user = await app.get(DataSource).getRepository(UserEntity).findOneBy({ username });
-  if (!user) return undefined;
+  // exactly the stored name: SQL Server's comparison ignores trailing spaces and width
+  if (user?.username !== username) return undefined;
   const systemId = await app.get(AdminBootstrapService).ensureSystemUser();
   // the service opens its own transaction once the temporary password is hashed
   const result = await app.get(RequestContext).runAs(systemId, () => app.get(UserPasswordsService).resetByOperator(user.id));

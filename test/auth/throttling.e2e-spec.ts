@@ -80,6 +80,19 @@ describe('auth: login throttling', () => {
     expect((await attempt(real, real.password, freshIp())).status).toBe(200);
   });
 
+  it('takes only the stored name as the user: trailing spaces and full-width letters are names that do not exist (SQL Server compares them equal)', async () => {
+    const real = await t.createUser('cajero', { username: `wide${ipCounter}` });
+    const fullWidth = [...real.username].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join('');
+    for (const username of [`${real.username} `, `${real.username}   `, fullWidth]) {
+      const ip = freshIp();
+      // the right password: a variant must not sign in as the user
+      expectProblem(await attempt({ username }, real.password, ip), 401, 'credenciales_invalidas');
+      const rows = await t.query('SELECT scope FROM login_failures WHERE subject = $1', [ip]);
+      expect(rows.map((r) => r.scope)).toEqual(['ip']);
+    }
+    expect((await attempt(real, real.password, freshIp())).status).toBe(200);
+  });
+
   it('counts a username that does not exist only toward the per-IP limit: 11 failures do not throttle it', async () => {
     const ip = freshIp();
     for (let i = 0; i < 11; i++)

@@ -82,3 +82,51 @@ describe('A database that refuses connections', () => {
     },
   );
 });
+
+describe('A transaction the database aborts to settle a deadlock', () => {
+  let t: TestApp, admin: string;
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin()));
+  afterAll(() => t?.close());
+
+  onlyOn('postgres', 'a trigger and advisory locks of PostgreSQL stage the deadlock')(
+    'answers 503 servicio_no_disponible with Retry-After, not 500, and writes nothing',
+    async () => {
+      const medio = (await t.post('/api/v1/admin/medios', { codigo: `DL_${Date.now() % 1e8}`, nombre: 'Antes' }, { token: admin })).body as {
+        id: number;
+      };
+      // the request's UPDATE waits for an advisory lock that another transaction holds, and that
+      // transaction then waits for the row the request has locked: a deadlock, which the request's
+      // backend detects first (the other one waits 30 s before it looks)
+      await t.query(
+        `CREATE FUNCTION test_wait_lock() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$`,
+      );
+      await t.query(`CREATE TRIGGER test_wait_lock BEFORE UPDATE ON medios FOR EACH ROW EXECUTE FUNCTION test_wait_lock()`);
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`SET LOCAL deadlock_timeout = '30s'`);
+        await other.query('SELECT pg_advisory_xact_lock(4242)');
+        const auditBefore = (await t.auditEvents({ action: 'medio.update' })).length;
+        const pending = t.put(`/api/v1/admin/medios/${medio.id}`, { nombre: 'Después' }, { token: admin });
+        for (let i = 0; i < 200; i++) {
+          const waiting = await other.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          if (waiting.rowCount) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        const otherLock = other.query('SELECT id FROM medios WHERE id = $1 FOR UPDATE', [medio.id]);
+        const res = await pending;
+        expectProblem(res, 503, 'servicio_no_disponible');
+        expect(res.headers['retry-after']).toBeDefined();
+        await otherLock;
+        await other.query('ROLLBACK');
+        expect((await t.get(`/api/v1/admin/medios/${medio.id}`, { token: admin })).body.nombre).toBe('Antes');
+        expect((await t.auditEvents({ action: 'medio.update' })).length).toBe(auditBefore);
+      } finally {
+        await other.end();
+        await t.query('DROP TRIGGER IF EXISTS test_wait_lock ON medios');
+        await t.query('DROP FUNCTION IF EXISTS test_wait_lock()');
+      }
+    },
+  );
+});

@@ -202,6 +202,10 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       }
     });
 
+    it("denies the service role writes to the migrations' bookkeeping, which the schema-wide grant covers (PostgreSQL revokes them)", () => {
+      expect(flat(ddl)).toContain('DENY INSERT, UPDATE, DELETE, ALTER ON OBJECT::dbo.migrations TO medios_app_role;');
+    });
+
     it.each(['purge_events', 'purge_event_partitions'])(
       'runs %s with the owner’s rights and refuses a cutoff younger than the retention less 31 days',
       (name) => {

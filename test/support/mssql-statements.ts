@@ -59,6 +59,7 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
   });
   const page = d.auditEventsPage({
     actorUserId: 1,
+    action: 'usuario.update',
     targetType: 'usuario',
     targetId: '1',
     from: '2025-01-01T00:00:00.000000000Z',
@@ -67,6 +68,19 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
     rows: 51,
   });
   out.push({ source: 'MssqlDialect.auditEventsPage', sql: page.sql });
+  // the integrity code's reads of an event store: both selections, both column sets, both stores
+  for (const store of ['audit_events', 'security_events'] as const) {
+    for (const columns of ['seal', 'full'] as const) {
+      for (const selection of [{ afterId: 0, upToId: 100 }, { ids: [1, 2, 3] }]) {
+        out.push({ source: 'MssqlDialect.eventRows', sql: d.eventRows(store, selection, columns).sql });
+      }
+    }
+    await d.eventIdHighWater(
+      db('eventIdHighWater', () => [{ v: '0' }]),
+      store,
+    );
+    await d.confirmAbsent(db('confirmAbsent'), store, [1, 2]);
+  }
   await d.versioningState(db('versioningState'), ['users', 'roles']);
   await d.historyRetention(db('historyRetention'), ['users', 'roles']);
   await d.partitionRanges(db('partitionRanges'), 'audit_events');

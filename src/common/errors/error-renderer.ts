@@ -46,8 +46,9 @@ function routePath(req: RequestLike, path: string): string {
 
 export interface RenderOptions {
   /**
-   * Whether an error means the database cannot be reached (the engine's dialect decides:
-   * `SqlDialect.isConnectionFailure`); such an error is a 503 `servicio_no_disponible` with
+   * Whether an error means the database cannot be reached or aborted the transaction to settle a
+   * conflict (the engine's dialect decides: `SqlDialect.isConnectionFailure`,
+   * `isTransientConflict`); such an error is a 503 `servicio_no_disponible` with
    * `Retry-After`, not a 500, so clients and load balancers retry instead of reporting a bug.
    */
   isUnavailable?: (err: unknown) => boolean;

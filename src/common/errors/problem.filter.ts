@@ -12,8 +12,9 @@ export class ProblemFilter implements ExceptionFilter {
   private readonly options: RenderOptions;
 
   constructor(@Optional() @Inject(SQL_DIALECT) dialect?: SqlDialect) {
-    // the engine's dialect tells a lost database (503) from a fault of ours (500)
-    this.options = dialect ? { isUnavailable: (err) => dialect.isConnectionFailure(err) } : {};
+    // the engine's dialect tells a lost database or a transaction the engine aborted to settle a
+    // conflict (503: send it again) from a fault of ours (500)
+    this.options = dialect ? { isUnavailable: (err) => dialect.isConnectionFailure(err) || dialect.isTransientConflict(err) } : {};
   }
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {

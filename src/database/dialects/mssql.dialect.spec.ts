@@ -65,8 +65,8 @@ describe('MssqlDialect', () => {
 FROM dbo.audit_events e
 LEFT JOIN dbo.users u ON u.id = e.actor_user_id
 WHERE e.actor_user_id = @0
-  AND e.target_type = @1
-  AND e.target_id = @2
+  AND e.target_type = @1 AND e.target_type COLLATE Latin1_General_100_BIN2 = @1 AND DATALENGTH(e.target_type) = DATALENGTH(@1)
+  AND e.target_id = @2 AND e.target_id COLLATE Latin1_General_100_BIN2 = @2 AND DATALENGTH(e.target_id) = DATALENGTH(@2)
   AND e.occurred_at >= @3
   AND e.occurred_at <= @4
   AND e.occurred_at <= @5
@@ -92,6 +92,14 @@ ORDER BY e.occurred_at DESC, e.id DESC`);
         '1234',
         51,
       ]);
+    });
+
+    it('compares action, target type and target id exactly: beside the seek, a binary comparison and the lengths (trailing spaces)', () => {
+      const { sql, parameters } = dialect.auditEventsPage({ action: 'usuario.update', rows: 2 });
+      expect(sql).toContain(
+        'WHERE e.action = @0 AND e.action COLLATE Latin1_General_100_BIN2 = @0 AND DATALENGTH(e.action) = DATALENGTH(@0)\nORDER BY',
+      );
+      expect(parameters.map(typeOf)).toEqual([['nvarchar', 64], ['int']]);
     });
 
     it('keeps the 100-ns digits of the cursor instant beyond the Date milliseconds', () => {

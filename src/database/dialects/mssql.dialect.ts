@@ -130,10 +130,28 @@ export class MssqlDialect implements SqlDialect {
     return n === 2601 || n === 2627;
   }
 
+  isTransientConflict(err: unknown): boolean {
+    // 1205: chosen as deadlock victim. 13535: a temporal table's row was changed by a transaction
+    // that began after this one, whose period would end before it starts (the history forbids it);
+    // PostgreSQL's versioning trigger lets the older transaction through instead.
+    const n = errorNumber(err);
+    return n === 1205 || n === 13535;
+  }
+
   isConnectionFailure(err: unknown): boolean {
-    const e = err as { code?: unknown; name?: unknown; driverError?: { code?: unknown; name?: unknown } } | null;
+    const e = err as {
+      code?: unknown;
+      name?: unknown;
+      message?: unknown;
+      driverError?: { code?: unknown; name?: unknown; message?: unknown };
+    } | null;
     const code = e?.driverError?.code ?? e?.code;
     const name = e?.driverError?.name ?? e?.name;
+    const message = e?.driverError?.message ?? e?.message;
+    // the pool (tarn) gave up waiting for a connection: an exhausted pool or a server that does not
+    // answer, as pg-pool's "timeout exceeded when trying to connect" is on PostgreSQL. It has no
+    // code; mssql marks its message.
+    if (typeof message === 'string' && message.startsWith('Failed to acquire a connection from the pool')) return true;
     // ETIMEOUT of a RequestError is a statement that ran too long (requestTimeout), not an outage
     if (code === 'ETIMEOUT') return name !== 'RequestError';
     return (
@@ -241,9 +259,16 @@ export class MssqlDialect implements SqlDialect {
     };
     const where: string[] = [];
     if (q.actorUserId !== undefined) where.push(`e.actor_user_id = ${param(new MssqlParameter(q.actorUserId, 'int'))}`);
-    if (q.action !== undefined) where.push(`e.action = ${param(new MssqlParameter(q.action, 'nvarchar', 64))}`);
-    if (q.targetType !== undefined) where.push(`e.target_type = ${param(new MssqlParameter(q.targetType, 'nvarchar', 64))}`);
-    if (q.targetId !== undefined) where.push(`e.target_id = ${param(new MssqlParameter(q.targetId, 'nvarchar', 128))}`);
+    // Exact, as on PostgreSQL: the columns keep the database's (case-insensitive) collation and `=`
+    // ignores trailing spaces, so `?action=USUARIO.UPDATE` found `usuario.update`. The plain `=`
+    // still seeks the index; the binary comparison and the lengths decide.
+    const exact = (column: string, value: string, length: number) => {
+      const p = param(new MssqlParameter(value, 'nvarchar', length));
+      return `${column} = ${p} AND ${column} COLLATE Latin1_General_100_BIN2 = ${p} AND DATALENGTH(${column}) = DATALENGTH(${p})`;
+    };
+    if (q.action !== undefined) where.push(exact('e.action', q.action, 64));
+    if (q.targetType !== undefined) where.push(exact('e.target_type', q.targetType, 64));
+    if (q.targetId !== undefined) where.push(exact('e.target_id', q.targetId, 128));
     if (q.from !== undefined) where.push(`e.occurred_at >= ${param(datetime2(ceilInstant(q.from, 7)))}`);
     if (q.to !== undefined) where.push(`e.occurred_at <= ${param(datetime2(q.to))}`);
     if (q.after) {

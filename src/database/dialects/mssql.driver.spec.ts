@@ -108,6 +108,32 @@ describe('MssqlDialect connection and typing', () => {
       expect(dialect.isConnectionFailure(err('RequestError', 'ETIMEOUT'))).toBe(false);
       expect(dialect.isConnectionFailure(err('RequestError', 'EREQUEST'))).toBe(false);
     });
+
+    it("treats the pool's timeout waiting for a connection as a connection failure (503), as pg-pool's is", async () => {
+      // mssql's pool is tarn's; mssql prefixes the message of tarn's TimeoutError, which has no code
+      const tarn = createRequire(createRequire(import.meta.url).resolve('mssql')).resolve('tarn');
+      const { Pool, TimeoutError } = createRequire(import.meta.url)(tarn) as typeof import('tarn');
+      const pool = new Pool({ create: () => new Promise<object>(() => {}), destroy: () => {}, min: 0, max: 1, acquireTimeoutMillis: 20 });
+      const timeout = await pool.acquire().promise.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      await pool.destroy().catch(() => {});
+      expect(timeout).toBeInstanceOf(TimeoutError);
+      timeout!.message = `Failed to acquire a connection from the pool: ${timeout!.message}`;
+      expect(dialect.isConnectionFailure(timeout)).toBe(true);
+      expect(dialect.isConnectionFailure(new QueryFailedError('SELECT 1', [], timeout!))).toBe(true);
+    });
+
+    it.each([1205, 13535])('treats error %i (deadlock victim, temporal-table conflict) as a transient conflict (503)', (n) => {
+      expect(dialect.isTransientConflict(failed(n))).toBe(true);
+    });
+
+    it('does not treat other errors as transient conflicts', () => {
+      expect(dialect.isTransientConflict(failed(547))).toBe(false);
+      expect(dialect.isTransientConflict(failed(2627))).toBe(false);
+      expect(dialect.isTransientConflict(new Error('x'))).toBe(false);
+    });
   });
 
   describe('statements', () => {

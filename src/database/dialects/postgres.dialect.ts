@@ -101,6 +101,12 @@ export class PostgresDialect implements SqlDialect {
     return errorCode(err) === '23505';
   }
 
+  isTransientConflict(err: unknown): boolean {
+    // serialization_failure, deadlock_detected
+    const code = errorCode(err);
+    return code === '40001' || code === '40P01';
+  }
+
   isConnectionFailure(err: unknown): boolean {
     const code = errorCode(err);
     if (code && CONNECTION_ERROR_CODES.has(code)) return true;

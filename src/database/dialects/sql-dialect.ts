@@ -136,6 +136,14 @@ export interface SqlDialect {
   isConnectionFailure(err: unknown): boolean;
 
   /**
+   * true when the engine aborted the transaction to settle a conflict with another one that a
+   * retry of the request would not meet again (a deadlock victim; SQL Server's update of a
+   * system-versioned row that a transaction begun later has already changed). Answered as 503 with
+   * `Retry-After`, like an unreachable database: the request did nothing and can be sent again.
+   */
+  isTransientConflict(err: unknown): boolean;
+
+  /**
    * Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns
    * how many. `timeoutMs` (the maintenance timeout) replaces the statement timeout for this call
    * where the engine's work can take long: on SQL Server a SPLIT moves the rows already in the open
