@@ -675,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a point of sale
-         * @description Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.reactivate`.
+         * @description Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.
          *
          *     Required permission: `administracion:puntos_de_venta:gestionar`.
          */
@@ -7094,6 +7094,27 @@ export interface operations {
                      *       "detail": "Not found",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The medio is inactive (`medio_inactivo`). */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "The medio is inactive",
+                     *       "instance": "/api/v1/…",
+                     *       "code": "medio_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */

@@ -224,6 +224,20 @@ describe('puntos de venta', () => {
     expect((await t.put(`${BASE}/${pdv.id}`, { numeroAFIP: pdv.numeroAFIP, nombre: 'x', domicilio: 'x' }, { token: admin })).status).toBe(200);
   });
 
+  it('answers 409 medio_inactivo when reactivating a point of sale whose medio is inactive, and lets one be deactivated there', async () => {
+    const medio = await createMedio();
+    const inactive = await createPdv(medio.id);
+    const active = await createPdv(medio.id);
+    await t.post(`${BASE}/${inactive.id}/deactivate`, undefined, { token: admin });
+    await deactivateMedio(medio.id);
+    expectProblem(await t.post(`${BASE}/${inactive.id}/reactivate`, undefined, { token: admin }), 409, 'medio_inactivo');
+    expect((await t.get(`${BASE}/${inactive.id}`, { token: admin })).body.activo).toBe(false);
+    expect((await t.post(`${BASE}/${active.id}/deactivate`, undefined, { token: admin })).body.activo).toBe(false);
+    // a repeat of a reactivation that is already done changes nothing and checks nothing
+    await t.post(`/api/v1/admin/medios/${medio.id}/reactivate`, undefined, { token: admin });
+    expect((await t.post(`${BASE}/${inactive.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
+  });
+
   it('answers 409 medio_inactivo when updating a point of sale whose medio is inactive', async () => {
     const medio = await createMedio();
     const pdv = await createPdv(medio.id, { nombre: 'Original' });

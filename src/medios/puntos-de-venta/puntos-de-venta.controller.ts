@@ -116,10 +116,11 @@ export class PuntosDeVentaController {
   @ApiOperation({
     operationId: 'reactivatePuntoDeVenta',
     summary: 'Reactivate a point of sale',
-    description: 'Idempotent (a repeat answers 200 and writes no audit event). Audited as `punto_de_venta.reactivate`.',
+    description:
+      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, [409, 'The medio is inactive (`medio_inactivo`).'])
   reactivate(@PathId() id: number): Promise<PuntoDeVentaDto> {
     return this.puntos.reactivate(id);
   }

@@ -107,13 +107,18 @@ export class PuntosDeVentaService {
     return this.setActivo(id, false);
   }
 
+  /**
+   * An active point of sale needs an active medio, as when it was created (409 `medio_inactivo`);
+   * deactivating one under an inactive medio stays allowed, as it only takes it further out of use.
+   */
   reactivate(id: number): Promise<PuntoDeVentaDto> {
     return this.setActivo(id, true);
   }
 
   private async setActivo(id: number, activo: boolean): Promise<PuntoDeVentaDto> {
     const pdv = await this.lock(id);
-    return PuntoDeVentaDto.of(await this.activation.set({ entity: PuntoDeVentaEntity, row: pdv, activo, resource: 'punto_de_venta' }));
+    const check = activo ? async () => void (await this.medios.requireActive(pdv.medioId)) : undefined;
+    return PuntoDeVentaDto.of(await this.activation.set({ entity: PuntoDeVentaEntity, row: pdv, activo, resource: 'punto_de_venta', check }));
   }
 
   /** The friendly 409; the unique constraint (medio_id, numero_afip) is the guarantee under races. */
