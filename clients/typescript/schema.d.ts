@@ -9147,7 +9147,7 @@ export interface operations {
                 targetType?: string;
                 /** @description Only events on this resource id (compared as text; a role is its codigo). Example: `42`. */
                 targetId?: string;
-                /** @description Events at or after this instant (inclusive). ISO-8601 with a time; Z or an offset (URL-encode `+`); without one it is UTC. Example: `2025-03-01T00:00:00Z`. */
+                /** @description Events at or after this instant (inclusive): an RFC 3339 date-time (`2025-03-01T00:00:00Z`, `2025-02-28T21:00:00-03:00` with `+` URL-encoded), or one without seconds (`2025-03-01T00:00Z`) or without an offset (`2025-03-01T00:00:00`: UTC); at most 9 fraction digits. */
                 from?: string;
                 /** @description Events at or before this instant (inclusive); same format as `from`; not earlier than `from`. Example: `2025-03-31T23:59:59.999999Z`. */
                 to?: string;
@@ -10704,6 +10704,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -10823,6 +10824,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -10969,6 +10971,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -11126,11 +11129,12 @@ export interface operations {
     getRolePermissions: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
+                /** @description Answer the state as it was at this instant, read from the system-versioned history: an RFC 3339 date-time (`2025-03-01T10:20:30Z`, `2025-03-01T07:20:30.5-03:00` with `+` URL-encoded), or one without seconds (`2025-03-01T10:20Z`); at most 9 fraction digits, and the `Z` or offset is required. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
                 asOf?: string;
             };
             header?: never;
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -11250,6 +11254,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -11421,6 +11426,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description A role code: lowercase letters, digits and `_`, a letter first. */
                 codigo: string;
             };
             cookie?: never;
@@ -11812,7 +11818,7 @@ export interface operations {
     getUser: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
+                /** @description Answer the state as it was at this instant, read from the system-versioned history: an RFC 3339 date-time (`2025-03-01T10:20:30Z`, `2025-03-01T07:20:30.5-03:00` with `+` URL-encoded), or one without seconds (`2025-03-01T10:20Z`); at most 9 fraction digits, and the `Z` or offset is required. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
                 asOf?: string;
             };
             header?: never;
@@ -12415,7 +12421,7 @@ export interface operations {
     getUserPermissions: {
         parameters: {
             query?: {
-                /** @description Answer the state as it was at this instant (ISO-8601 with `Z` or an offset), read from the system-versioned history. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. Example: `2025-03-01T10:20:30Z`. */
+                /** @description Answer the state as it was at this instant, read from the system-versioned history: an RFC 3339 date-time (`2025-03-01T10:20:30Z`, `2025-03-01T07:20:30.5-03:00` with `+` URL-encoded), or one without seconds (`2025-03-01T10:20Z`); at most 9 fraction digits, and the `Z` or offset is required. Needs `administracion:auditoria:ver` too. 400 when unparsable or in the future; 404 when the row did not exist then. */
                 asOf?: string;
             };
             header?: never;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Created } from '../common/http/created.decorator.js';
 import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
@@ -6,7 +6,7 @@ import { RequirePermission, RequirePermissionWithQuery } from '../auth/decorator
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { AsOfQueryDto } from './dto/as-of.dto.js';
 import { CreateRoleDto, ReplaceRolePermissionsDto, RolDto, RolePermissionsDto, RolesQueryDto, UpdateRoleDto } from './dto/role.dto.js';
-import { ParseRoleCodePipe } from './role-code.pipe.js';
+import { PathRoleCode } from './role-code.pipe.js';
 import { isRoleCode } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
@@ -67,7 +67,7 @@ export class RolesController {
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role', description: 'One role, active or not.' })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, BAD_CODE], 404)
-  get(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<RolDto> {
+  get(@PathRoleCode() codigo: string): Promise<RolDto> {
     return this.roles.get(codigo);
   }
 
@@ -82,7 +82,7 @@ export class RolesController {
   })
   @ApiOkResponse({ type: RolDto })
   @ApiErrors([400, `${BAD_CODE} An immutable field in the body is \`campo_inmutable\`.`], 404)
-  update(@Param('codigo', ParseRoleCodePipe) codigo: string, @Body() dto: UpdateRoleDto): Promise<RolDto> {
+  update(@PathRoleCode() codigo: string, @Body() dto: UpdateRoleDto): Promise<RolDto> {
     return this.roles.update(codigo, dto);
   }
 
@@ -101,7 +101,7 @@ export class RolesController {
     409,
     'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).',
   ])
-  async deactivate(@Param('codigo', ParseRoleCodePipe) codigo: string): Promise<void> {
+  async deactivate(@PathRoleCode() codigo: string): Promise<void> {
     await this.roles.deactivate(codigo);
   }
 
@@ -126,7 +126,7 @@ export class RolesController {
     ],
     404,
   )
-  reactivate(@Param('codigo', ParseRoleCodePipe) codigo: string, @CurrentUser() caller: AuthenticatedUser): Promise<RolDto> {
+  reactivate(@PathRoleCode() codigo: string, @CurrentUser() caller: AuthenticatedUser): Promise<RolDto> {
     return this.roles.reactivate(codigo, caller.userId);
   }
 
@@ -143,7 +143,7 @@ export class RolesController {
   })
   @ApiOkResponse({ type: RolePermissionsDto })
   @ApiErrors([400, `${BAD_CODE} Also an unparsable or future \`asOf\`.`], [404, 'No such role (at `asOf`, when given).'])
-  permissions(@Param('codigo', ParseRoleCodePipe) codigo: string, @Query() query: AsOfQueryDto): Promise<RolePermissionsDto> {
+  permissions(@PathRoleCode() codigo: string, @Query() query: AsOfQueryDto): Promise<RolePermissionsDto> {
     return query.asOf === undefined ? this.roles.permissionsOf(codigo) : this.roles.permissionsAsOf(codigo, query.asOf);
   }
 
@@ -172,7 +172,7 @@ export class RolesController {
     [409, 'The change would leave no administrator (`anti_lockout`).'],
   )
   replacePermissions(
-    @Param('codigo', ParseRoleCodePipe) codigo: string,
+    @PathRoleCode() codigo: string,
     @Body() dto: ReplaceRolePermissionsDto,
     @CurrentUser() caller: AuthenticatedUser,
   ): Promise<RolePermissionsDto> {

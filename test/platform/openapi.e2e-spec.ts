@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { DECIMAL_FIELDS } from '../../src/common/swagger/document-rules.js';
 import { buildOpenApiDocument } from '../../src/common/swagger/swagger.js';
 import { ERROR_CODES } from '../../src/common/errors/error-codes.js';
+import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../src/roles/roles.rules.js';
 import { TestApp } from '../support/test-app.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../support/test-env.js';
 
@@ -183,5 +184,73 @@ describe('OpenAPI document', () => {
       expect(typeof e.code).toBe('string');
     }
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'extra', code: 'whitelistValidation' })]));
+  });
+
+  /** Request-body properties (schemas a requestBody references) and query parameters, with where they are. */
+  const inputs = () => {
+    const found: Array<{ where: string; name: string; schema: any }> = [];
+    for (const { where, op } of operations()) {
+      for (const p of op.parameters ?? []) if (p.in === 'query') found.push({ where: `${where} ?${p.name}`, name: p.name, schema: p.schema });
+      const ref: string | undefined = op.requestBody?.content?.['application/json']?.schema?.$ref;
+      const body = ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
+      for (const [name, schema] of Object.entries<any>(body?.properties ?? {}))
+        found.push({ where: `${where} ${ref!.split('/').pop()}.${name}`, name, schema });
+    }
+    return found;
+  };
+
+  it('declares 1..2147483647 on every id of a body or a query, as the server enforces', () => {
+    const ids = inputs().filter(({ name, schema }) => /Id$/.test(name) && schema?.type === 'integer');
+    expect(ids.map(({ where }) => where)).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/admin/secciones CreateSeccionDto.medioId',
+        'POST /api/v1/admin/puntos-de-venta CreatePuntoDeVentaDto.medioId',
+        'POST /api/v1/admin/products CreateProductDto.rubroId',
+        'PUT /api/v1/admin/products/{id} UpdateProductDto.productTypeId',
+        'POST /api/v1/admin/rubros CreateRubroDto.parentId',
+        'POST /api/v1/admin/rubros/{id}/move MoveRubroDto.parentId',
+        'GET /api/v1/admin/puntos-de-venta/lookup ?medioId',
+        'GET /api/v1/products ?productTypeId',
+        'GET /api/v1/audit/events ?actorUserId',
+      ]),
+    );
+    expect(ids.filter(({ schema }) => schema.minimum !== 1 || schema.maximum !== 2_147_483_647).map(({ where }) => where)).toEqual([]);
+  });
+
+  it("declares the role code's pattern and length wherever one is read: the {codigo} of /roles, a user's rol, the rol filter", () => {
+    const codes = [
+      ...operations().flatMap(({ where, op }) =>
+        (op.parameters ?? [])
+          .filter((p: any) => p.in === 'path' && p.name === 'codigo' && where.includes('/roles/'))
+          .map((p: any) => ({ where, schema: p.schema })),
+      ),
+      ...inputs().filter(({ where, name }) => name === 'rol' || (name === 'codigo' && where.includes('CreateRoleDto'))),
+    ];
+    expect(codes.map(({ where }) => where)).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/roles/{codigo}',
+        'POST /api/v1/users CreateUserDto.rol',
+        'PUT /api/v1/users/{id} UpdateUserDto.rol',
+        'GET /api/v1/users ?rol',
+      ]),
+    );
+    expect(codes.length).toBeGreaterThanOrEqual(10);
+    for (const { schema } of codes)
+      expect(schema).toMatchObject({ type: 'string', pattern: ROLE_CODE_PATTERN.source, maxLength: ROLE_CODE_MAX_LENGTH });
+  });
+
+  it('names the instants the server reads beyond RFC 3339, and declares no date-time format that would refuse them', async () => {
+    const token = await t.adminToken();
+    const instants = inputs().filter(({ name }) => ['asOf', 'from'].includes(name));
+    expect(instants).toHaveLength(4);
+    for (const { schema } of instants) expect(schema).toEqual({ type: 'string' });
+    const minute = new Date(Date.now() - 60_000).toISOString().slice(0, 16);
+    const asOf = doc.paths['/api/v1/roles/{codigo}/permisos'].get.parameters.find((p: any) => p.name === 'asOf');
+    expect(asOf.description).toContain('without seconds');
+    const role = await t.get('/api/v1/roles/admin/permisos', { token, query: { asOf: `${minute}Z` } });
+    expect([200, 404]).toContain(role.status); // parsed: the role may have been created within the minute
+    const from = doc.paths['/api/v1/audit/events'].get.parameters.find((p: any) => p.name === 'from');
+    expect(from.description).toMatch(/without seconds.*without an offset/);
+    expect((await t.get('/api/v1/audit/events', { token, query: { from: minute, to: `${minute}:59.999999` } })).status).toBe(200);
   });
 });

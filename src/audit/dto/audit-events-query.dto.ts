@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import { QueryId } from '../../common/validation/fields.js';
 import { ToInt } from '../../common/validation/transforms.js';
 import { parseInstant } from '../utc-instant.js';
 
@@ -15,14 +16,14 @@ function IsInstant(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
-/** Query of GET /api/v1/audit/events (docs/api.md "Audit trail"). */
+/**
+ * Query of GET /api/v1/audit/events (docs/api.md "Audit trail"). `from` and `to` are not declared
+ * `format: date-time`: the server also takes instants without seconds or without an offset, which
+ * a client checking that format would refuse to send.
+ */
 export class AuditEventsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', description: 'Only events by this user id.', example: 1, minimum: 1 })
-  @IsOptional()
-  @ToInt()
-  @IsInt({ message: 'actorUserId debe ser un entero' })
-  @Min(1)
-  @Max(2_147_483_647)
+  @ApiPropertyOptional({ type: 'integer', description: 'Only events by this user id.', example: 1 })
+  @QueryId()
   actorUserId?: number;
 
   @ApiPropertyOptional({ description: 'Only events of this action (exact), e.g. `usuario.update`.', example: 'usuario.update', maxLength: 64 })
@@ -47,7 +48,9 @@ export class AuditEventsQueryDto {
   targetId?: string;
 
   @ApiPropertyOptional({
-    description: 'Events at or after this instant (inclusive). ISO-8601 with a time; Z or an offset (URL-encode `+`); without one it is UTC.',
+    description:
+      'Events at or after this instant (inclusive): an RFC 3339 date-time (`2025-03-01T00:00:00Z`, `2025-02-28T21:00:00-03:00` with `+` URL-encoded), ' +
+      'or one without seconds (`2025-03-01T00:00Z`) or without an offset (`2025-03-01T00:00:00`: UTC); at most 9 fraction digits.',
     example: '2025-03-01T00:00:00Z',
   })
   @IsOptional()

@@ -17,9 +17,12 @@ export function parseId(raw: string): number | undefined {
   return n <= MAX_ID ? n : undefined;
 }
 
-/** An id in a body or a query: an integer from 1 to MAX_ID. */
+/**
+ * An id in a body or a query: an integer from 1 to MAX_ID, and the document says so (merged under
+ * the field's own `@ApiProperty`, which keeps saying whether it is required or nullable).
+ */
 export function IsId(): PropertyDecorator {
-  return applyDecorators(Max(MAX_ID), Min(1), IsInt());
+  return applyDecorators(Max(MAX_ID), Min(1), IsInt(), ApiProperty({ minimum: 1, maximum: MAX_ID }));
 }
 
 /** An optional id in a query string: absent, or the decimal text of an id. */

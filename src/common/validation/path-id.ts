@@ -9,6 +9,8 @@ export interface PathParamDoc {
   format?: string;
   minimum?: number;
   maximum?: number;
+  pattern?: string;
+  maxLength?: number;
   description: string;
   example?: string | number;
 }

@@ -1,20 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
 import { ImmutableField } from '../../common/validation/validation.js';
 import type { RoleEntity } from '../role.entity.js';
-import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../roles.rules.js';
+import { IsRoleCode } from '../role-code.pipe.js';
 import { OptionalText, QueryFlag, RequiredText, SearchText } from '../../common/validation/fields.js';
 
 export class CreateRoleDto {
   @ApiProperty({
     example: 'cobranzas',
-    pattern: ROLE_CODE_PATTERN.source,
-    maxLength: ROLE_CODE_MAX_LENGTH,
     description: 'Lowercase letters, digits and `_`, a letter first; unique (inactive roles included); immutable.',
   })
-  @IsString()
-  @MaxLength(ROLE_CODE_MAX_LENGTH)
-  @Matches(ROLE_CODE_PATTERN, { message: 'codigo debe cumplir ^[a-z][a-z0-9_]*$' })
+  @IsRoleCode()
   codigo!: string;
 
   @ApiProperty({ example: 'Cobranzas', maxLength: 100 })

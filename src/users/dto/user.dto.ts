@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Matches } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page.js';
 import { SortQuery } from '../../common/pagination/sort.js';
 import { Trim } from '../../common/validation/transforms.js';
 import { ImmutableField } from '../../common/validation/validation.js';
-import { ROLE_CODE_MAX_LENGTH, ROLE_CODE_PATTERN } from '../../roles/roles.rules.js';
+import { IsRoleCode } from '../../roles/role-code.pipe.js';
 import type { UserEntity } from '../user.entity.js';
 import { ActivoFilter, RequiredText, SearchText, StoredLength } from '../../common/validation/fields.js';
 
@@ -15,7 +15,7 @@ import { ActivoFilter, RequiredText, SearchText, StoredLength } from '../../comm
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
 
 // Emails need no TLD: back-office users live on intranet domains too (the bootstrap admin is admin@localhost).
-const ROL = { example: 'supervisor', pattern: ROLE_CODE_PATTERN.source, description: 'Code of an existing active role (else 400).' };
+const ROL = { example: 'supervisor', description: 'Code of an existing active role (else 400).' };
 
 /** The editable fields of a user, shared by create and update. */
 export class UserProfileDto {
@@ -40,9 +40,7 @@ export class UserProfileDto {
   email!: string;
 
   @ApiProperty(ROL)
-  @IsString()
-  @MaxLength(ROLE_CODE_MAX_LENGTH)
-  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
+  @IsRoleCode()
   rol!: string;
 }
 
@@ -85,9 +83,7 @@ export class UsersQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ description: 'Only users of this role (code).', example: 'cajero' })
   @IsOptional()
-  @IsString()
-  @MaxLength(ROLE_CODE_MAX_LENGTH)
-  @Matches(ROLE_CODE_PATTERN, { message: 'rol debe cumplir ^[a-z][a-z0-9_]*$' })
+  @IsRoleCode()
   rol?: string;
 
   @ActivoFilter('users')
