@@ -102,6 +102,19 @@ if (chromiumMissing && skipRequested) {
       expect(existsSync(SCREENSHOT)).toBe(true);
       expect(pageErrors).toEqual([]);
     });
+
+    it.each(['/docs/', '/docs/index.html'])('shows the same page at %s, every asset loaded', async (path) => {
+      const failed: string[] = [];
+      const listener = (response: { status: () => number; url: () => string }) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+      };
+      page.on('response', listener);
+      await page.goto(`${baseUrl}${path}`);
+      await page.locator('.swagger-ui .information-container .title').waitFor({ timeout: 10_000 });
+      page.off('response', listener);
+      expect(failed).toEqual([]);
+      await expect(operation(page, 'get', '/api/v1/roles').count()).resolves.toBe(1);
+    });
   });
 }
 

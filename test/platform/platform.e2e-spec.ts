@@ -153,6 +153,20 @@ describe('platform', () => {
     expect(ui.text).toMatch(/swagger/i);
   });
 
+  it.each(['/docs', '/docs/', '/docs/index.html'])('serves Swagger UI at %s with every asset its page loads', async (path) => {
+    let page = await t.get(path);
+    let url = path;
+    if (page.status === 301) {
+      url = page.headers.location as string;
+      expect(url).toBe('/docs');
+      page = await t.get(url);
+    }
+    expect(page.status).toBe(200);
+    const assets = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://x${url}`).pathname);
+    expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-init.js']));
+    for (const asset of assets) expect([asset, (await t.get(asset)).status]).toEqual([asset, 200]);
+  });
+
   it("sends helmet's default security headers on every answer, errors and Swagger UI included", async () => {
     const expected = {
       'content-security-policy':

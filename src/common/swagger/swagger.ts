@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyDocumentRules } from './document-rules.js';
 import { VERSIONED_EXTENSION } from '../versioning/versioned.decorator.js';
@@ -34,11 +35,29 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */
 export function setupSwagger(app: INestApplication): void {
+  redirectIndexPage(app.getHttpAdapter().getInstance() as FastifyInstance);
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
     swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
     customSiteTitle: 'Medios admin API',
+  });
+}
+
+/**
+ * /docs/index.html answers a redirect to /docs. @nestjs/swagger serves it the page of /docs, whose
+ * assets are relative to the path's last segment (`./docs/swagger-ui.css`): from /docs/index.html
+ * they resolve under /docs/docs/, which it serves only when the UI is mounted below its own last
+ * segment (not at /docs), so the page came up blank. The route is the library's; its handler is
+ * swapped as the route is registered, since registering the path first would make its own fail.
+ */
+function redirectIndexPage(fastify: FastifyInstance): void {
+  fastify.addHook('onRoute', (route) => {
+    if (route.url !== '/docs/index.html') return;
+    route.handler = (request, reply) => {
+      const query = request.url.indexOf('?');
+      return reply.redirect(query === -1 ? '/docs' : `/docs${request.url.slice(query)}`, 301);
+    };
   });
 }
 
