@@ -109,7 +109,8 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
       expect(answer.head).toMatch(/\r\nx-correlation-id: [0-9a-f-]{36}\r\n/i);
       expect(answer.head).toMatch(/\r\nconnection: close(\r\n|$)/i);
       const problem = JSON.parse(answer.body) as { correlationId: string };
-      expect(problem).toMatchObject({ status: 408, title: 'Request Timeout' });
+      // the path of the request fastify began; unfinished headers have none to name
+      expect(problem).toMatchObject({ status: 408, title: 'Request Timeout', instance: i < 40 ? '/api/v1/auth/login' : '' });
       if (i < 40) expect(timedOutLines).toContain(problem.correlationId);
     });
     expect(live.length).toBeGreaterThan(0);

@@ -24,7 +24,7 @@ export function sendClientError(error: Error & { code?: string }, socket: Duplex
   // a reset connection has nobody to answer
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // a request fastify began whose body never arrived: its answer carries the request's correlation
-  // id, and its log line and sample say 408 (request telemetry)
+  // id and path, and its log line and sample say 408 (request telemetry)
   const inFlight = (socket as SocketWithRequest)[IN_FLIGHT];
   const unfinished = inFlight && !inFlight.complete ? inFlight : undefined;
   if (unfinished && error.code === 'ERR_HTTP_REQUEST_TIMEOUT') unfinished.timedOut = true;
@@ -34,7 +34,7 @@ export function sendClientError(error: Error & { code?: string }, socket: Duplex
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'La solicitud no se completó a tiempo']
         : [400, 'La solicitud HTTP está mal formada'];
-  const { headers, body } = rawProblem(status, detail, '', unfinished?.correlationId ?? randomUUID(), securityHeaders);
+  const { headers, body } = rawProblem(status, detail, unfinished?.url ?? '', unfinished?.correlationId ?? randomUUID(), securityHeaders);
   if (socket.writable) {
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
