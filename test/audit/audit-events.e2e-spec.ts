@@ -96,6 +96,20 @@ describe('GET /api/v1/audit/events', () => {
       expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'actorUserId' })]));
     });
 
+    it.each([
+      ['action', 64],
+      ['targetType', 64],
+      ['targetId', 128],
+    ] as const)(
+      'answers 400 maxLength for a %s over %i UTF-16 units (what its parameter holds on SQL Server), emoji counted as 2',
+      async (field, max) => {
+        const res = await list({ [field]: '😀'.repeat(max / 2 + 1) });
+        expect(res.status).toBe(400);
+        expect(res.body.errors).toEqual([expect.objectContaining({ field, code: 'maxLength' })]);
+        expect((await list({ [field]: '😀'.repeat(max / 2) })).status).toBe(200);
+      },
+    );
+
     it('answers 400 for an unknown query parameter', async () => {
       const res = await list({ accion: 'usuario.create' });
       expect(res.status).toBe(400);

@@ -110,7 +110,11 @@ describe('A transaction the database aborts to settle a deadlock', () => {
         const auditBefore = (await t.auditEvents({ action: 'medio.update' })).length;
         const pending = t.put(`/api/v1/admin/medios/${medio.id}`, { nombre: 'Después' }, { token: admin });
         for (let i = 0; i < 200; i++) {
-          const waiting = await other.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          // this database's wait for this lock only: other test files take advisory locks too
+          const waiting = await other.query(
+            `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
           if (waiting.rowCount) break;
           await new Promise((resolve) => setTimeout(resolve, 25));
         }

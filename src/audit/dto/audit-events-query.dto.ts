@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
-import { QueryId } from '../../common/validation/fields.js';
+import { Allow, IsInt, IsOptional, IsString, Max, Min, MinLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import { QueryId, StoredLength } from '../../common/validation/fields.js';
 import { ToInt } from '../../common/validation/transforms.js';
 import { parseInstant } from '../utc-instant.js';
 
@@ -30,21 +30,21 @@ export class AuditEventsQueryDto {
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @StoredLength(64)
   action?: string;
 
   @ApiPropertyOptional({ description: 'Only events on this kind of resource (singular snake_case).', example: 'usuario', maxLength: 64 })
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @StoredLength(64)
   targetType?: string;
 
   @ApiPropertyOptional({ description: 'Only events on this resource id (compared as text; a role is its codigo).', example: '42', maxLength: 128 })
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(128)
+  @StoredLength(128)
   targetId?: string;
 
   @ApiPropertyOptional({
