@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime, runMigrations } from './database-runtime.js';
 import { SQL_DIALECT } from './dialects/index.js';
 import { migrationsFor } from './migrations.js';
+import { PendingMigrationsCheck } from './pending-migrations.check.js';
 import { ReplicaReads } from './replica-reads.js';
 
 /** Connects TypeORM to the resolved database (and, when configured, the read replica) and exposes the engine's SqlDialect. */
@@ -33,7 +34,12 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: SQL_DIALECT, useValue: runtime.dialect }, { provide: DATABASE_RUNTIME, useValue: runtime }, ReplicaReads],
+      providers: [
+        { provide: SQL_DIALECT, useValue: runtime.dialect },
+        { provide: DATABASE_RUNTIME, useValue: runtime },
+        ReplicaReads,
+        PendingMigrationsCheck,
+      ],
       exports: [SQL_DIALECT, DATABASE_RUNTIME, ReplicaReads],
     };
   }

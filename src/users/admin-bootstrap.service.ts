@@ -70,6 +70,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       throw new Error(
         `ADMIN_PASSWORD must meet the password policy to become the first administrator's password: ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes of UTF-8 (bcrypt ignores what follows), not "admin", at least two of lowercase, uppercase, digits and other characters`,
       );
+    // deploy/kubernetes/secret.example.yaml's value passes the policy; an operator who edits only
+    // the database URL would get an administrator whose password is published
+    if (this.config.adminPassword !== undefined && /change-?me/i.test(this.config.adminPassword))
+      throw new Error(
+        "ADMIN_PASSWORD is still the example's placeholder (CHANGE-ME…): set a password of your own, or leave it out to have one generated",
+      );
     const generated = !this.config.adminPassword;
     const password = this.config.adminPassword ?? randomBytes(18).toString('base64url');
     const passwordHash = await this.hasher.hash(password);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,30 @@ describe('graceful shutdown', () => {
       expect(server.output()).toContain('SIGTERM received');
       expect(server.output()).toContain('shutdown complete (SIGTERM)');
     } finally {
+      await lock?.release();
+      server.child.kill('SIGKILL');
+    }
+  });
+
+  it('ends with the last answer when its connection is kept alive, not after SHUTDOWN_TIMEOUT_MS', async () => {
+    const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '20000' });
+    const agent = new Agent({ keepAlive: true });
+    let lock: Awaited<ReturnType<typeof lockAdminRow>> | undefined;
+    try {
+      lock = await lockAdminRow();
+      const login = post(server.port, '/api/v1/auth/login', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD }, agent);
+      await lock.waitUntilServerBlocks();
+      server.child.kill('SIGTERM');
+      await waitForRefusedConnection(server.port);
+      await lock.release();
+      expect((await login).status).toBe(200);
+      const answeredAt = Date.now();
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      // the answer's idle keep-alive connection no longer holds the drain for the 20 s
+      expect(Date.now() - answeredAt).toBeLessThan(5000);
+      expect(server.output()).not.toContain('requests still running');
+    } finally {
+      agent.destroy();
       await lock?.release();
       server.child.kill('SIGKILL');
     }
@@ -243,7 +267,7 @@ function portOf(line: string): number | undefined {
   }
 }
 
-function post(port: number, path: string, body: unknown): Promise<HttpAnswer> {
+function post(port: number, path: string, body: unknown, agent: Agent | false = false): Promise<HttpAnswer> {
   return new Promise((done, fail) => {
     const payload = JSON.stringify(body);
     const req = httpRequest(
@@ -252,7 +276,7 @@ function post(port: number, path: string, body: unknown): Promise<HttpAnswer> {
         port,
         path,
         method: 'POST',
-        agent: false,
+        agent,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       },
       (res) => {

@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.factory.js';
 import { loadAppConfig } from '../../src/common/config/index.js';
 import { engineOf } from '../../src/database/database-url.js';
 import { dialectFor } from '../../src/database/dialects/index.js';
+import { migrationsFor } from '../../src/database/migrations.js';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database.js';
 
 /**
@@ -33,6 +34,14 @@ describe('the bootstrap admin and ADMIN_PASSWORD', () => {
         expect(failed?.message).toMatch(/^ADMIN_PASSWORD must meet the password policy/);
         expect(failed?.message).not.toContain(weak);
       }
+      const placeholder = await start(url, 'CHANGE-ME-to-a-strong-password').then(
+        async (app) => {
+          await app.close();
+          return undefined;
+        },
+        (err: Error) => err,
+      );
+      expect(placeholder?.message).toMatch(/^ADMIN_PASSWORD is still the example's placeholder/);
       const good = 'Admin-Bootstrap-Clave-1';
       const app = await start(url, good);
       try {
@@ -46,6 +55,39 @@ describe('the bootstrap admin and ADMIN_PASSWORD', () => {
       // users exist: a stale weak value is not read
       const again = await start(url, 'short1A');
       await again.close();
+    } finally {
+      await dropTestDatabase(name);
+    }
+  }, 60_000);
+});
+
+describe('a start with MIGRATIONS_RUN=false on a database that lacks migrations', () => {
+  const start = (url: string) => {
+    const engine = engineOf(url);
+    const config = loadAppConfig({ ...process.env, DATABASE_URL: url, MIGRATIONS_RUN: 'false' });
+    return createApp({ config, database: { url, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} } });
+  };
+
+  it('starts on a database with every migration, and refuses one that lacks a migration, naming it and the migrate command', async () => {
+    const { name, url } = await createTestDatabase();
+    try {
+      const engine = engineOf(url);
+      const shipped = migrationsFor(engine).map((M) => new M().name);
+      const last = shipped.at(-1)!;
+      const ok = await start(url);
+      const db = ok.get<DataSource>(getDataSourceToken());
+      await db.query(engine === 'mssql' ? 'DELETE FROM migrations WHERE name = @0' : 'DELETE FROM migrations WHERE name = $1', [last]);
+      await ok.close();
+      const failed = await start(url).then(
+        async (app) => {
+          await app.close();
+          return undefined;
+        },
+        (err: Error) => err,
+      );
+      expect(failed?.message).toBe(
+        `the database lacks 1 migration(s) of this version: ${last}. MIGRATIONS_RUN=false: apply them first (node dist/src/cli.js migrate, the migrate Job), then start`,
+      );
     } finally {
       await dropTestDatabase(name);
     }

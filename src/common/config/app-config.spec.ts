@@ -101,6 +101,15 @@ describe('configuration', () => {
       expect(url('postgresx://svc:Secreto1@db:5432/medios')[0]).toContain('(got "postgresx://svc:***@db:5432/medios")');
       expect(problemsOf({ NODE_ENV: 'test', DATABASE_READ_URL: 'http://ro:Secreto2@x/db' }).join()).not.toContain('Secreto2');
       expect(url('postgres://svc:100%25seguro@127.0.0.1:5432/db')).toEqual([]);
+      // a raw @ and / in the password: the host would be "prod-Secret", a piece of the password
+      for (const scheme of ['postgres', 'mssql']) {
+        const problems = url(`${scheme}://svc:Kx9@prod-Secret/Tail7@127.0.0.1:5432/db`);
+        expect(problems).toEqual([
+          `DATABASE_URL has an @ or / after the host: percent-encode them in the user and password (@ as %40, / as %2F) (got "${scheme}://svc:***@127.0.0.1:5432/db")`,
+        ]);
+        expect(problems.join()).not.toMatch(/Kx9|prod-Secret|Tail7/);
+      }
+      expect(url('postgres://svc:Kx9%40prod-Secret%2FTail7@127.0.0.1:5432/db')).toEqual([]);
     });
 
     it('takes CORS_ORIGINS as exact origins, and refuses an entry no browser would send', () => {

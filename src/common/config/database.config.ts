@@ -85,7 +85,11 @@ export type DatabaseConfig = ReturnType<typeof databaseConfig>;
  */
 function urlProblem(url: string): string | undefined {
   try {
-    parseDatabaseUrl(url);
+    const { database } = parseDatabaseUrl(url);
+    // A password holding a raw `@` or `/` ends the authority early: the URL still parses, but its
+    // host is a piece of the password (the driver would look it up and log it) and the rest lands
+    // in the path. A database name never holds either.
+    if (/[@/]/.test(database)) return 'has an @ or / after the host: percent-encode them in the user and password (@ as %40, / as %2F)';
     return undefined;
   } catch (err) {
     return err instanceof URIError
