@@ -955,7 +955,7 @@ export interface paths {
         };
         /**
          * Audit events
-         * @description Newest first by `occurredAt`, then `id`. Filters combine with AND; `from` and `to` are inclusive. Keyset pagination: pass the answer's `nextCursor` as `cursor` until it is null; every event is visited exactly once, also when many share one timestamp. A malformed or altered cursor is ignored (the query starts from the newest event). 400 for `limit` outside 1..100 or not an integer, an unparsable timestamp or id, or `from` later than `to`.
+         * @description Newest first by `occurredAt`, then `id`. Filters combine with AND; `from` and `to` are inclusive. Keyset pagination: pass the answer's `nextCursor` as `cursor` until it is null; every event committed before the first page is visited exactly once, also when many share one timestamp (for a complete export while events are written, end `to` a minute in the past). A malformed or altered cursor is ignored (the query starts from the newest event). 400 for `limit` outside 1..100 or not an integer, an unparsable timestamp or id, or `from` later than `to`.
          *
          *     Required permission: `administracion:auditoria:ver`.
          */

@@ -12,6 +12,7 @@ import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard.js';
+import { EventIds1763713400000 } from './1763713400000-event-ids.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -31,4 +32,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   CodeCollation1763713100000,
   CodeOrder1763713200000,
   BookkeepingGuard1763713300000,
+  EventIds1763713400000,
 ];

@@ -11,6 +11,7 @@ import { AuditSeals1763713000000 } from './1763713000000-audit-seals.js';
 import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard.js';
+import { EventIds1763713400000 } from './1763713400000-event-ids.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -27,4 +28,5 @@ export const POSTGRES_MIGRATIONS = [
   CodeCollation1763713100000,
   CodeOrder1763713200000,
   BookkeepingGuard1763713300000,
+  EventIds1763713400000,
 ];

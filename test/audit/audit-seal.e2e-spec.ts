@@ -325,6 +325,11 @@ describe('tamper-evident audit trail', () => {
       // a key file that cannot be read is a wrong command line (exit 64), not a fault
       await expect(cli('--public-key', join(dir, 'missing.pem'))).rejects.toBeInstanceOf(AuditVerifyUsageError);
     });
+
+    it('refuses a window whose --from is later than its --to (exit 64) instead of reporting an empty comparison as intact', async () => {
+      await expect(cli('--from', '2026-11-25T00:00:00Z', '--to', '2026-11-24T00:00:00Z')).rejects.toThrow('--from must not be later than --to');
+      expect((await cli('--from', '2026-11-24T00:00:00Z', '--to', '2026-11-24T00:00:00Z')).code).toBe(0);
+    });
   });
 
   describe('transactions that commit after a seal was cut', () => {
@@ -450,6 +455,14 @@ describe('tamper-evident audit trail', () => {
           await expect(dialect.eventIdHighWater(qr.manager, 'audit_events')).resolves.toBeGreaterThan(0);
           await qr.query(`SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND relation = to_regclass('audit_events')`);
           await qr.query(`INSERT INTO audit_verifications (intact, findings, summary) VALUES (true, 0, '{}')`);
+          // events: inserted without an id (the sequence's), never under one of the role's choosing,
+          // which could later be handed out again and wedge the seals on a duplicate
+          const [{ id: next }] = await qr.query(`SELECT last_value + 100 AS id FROM audit_events_id_seq`);
+          for (const store of ['audit_events', 'security_events'])
+            await expect(qr.query(`INSERT INTO ${store} (id, occurred_at) VALUES ($1, now())`, [next])).rejects.toThrow(/permission denied/);
+          await qr.startTransaction();
+          expect(await insertHashedEvent(qr, 'test.as_the_role')).toBeGreaterThan(0);
+          await qr.rollbackTransaction();
         } finally {
           await qr.query('RESET ROLE').catch(() => undefined);
           await qr.release();

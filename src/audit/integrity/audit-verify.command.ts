@@ -43,6 +43,8 @@ export function parseAuditVerifyArgs(args: readonly string[]): AuditVerifyArgs {
     else if (flag === '--json') options.json = true;
     else throw new AuditVerifyUsageError(`unknown option for audit:verify: ${flag}`);
   }
+  // an empty window compares no seal and would report "intact": a typo must not read as a clean trail
+  if (options.from && options.to && options.from > options.to) throw new AuditVerifyUsageError('--from must not be later than --to');
   return options;
 }
 
