@@ -105,6 +105,19 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  // npm does not pass a SIGTERM on to the script it runs: an IDE's "stop" or a process manager
+  // ending `npm start` left this process, and the embedded PostgreSQL, running and holding the
+  // port. Under npm, the parent's end is taken as that signal.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      log('npm, which started this process, has ended: stopping as on SIGTERM');
+      void shutdown('SIGTERM');
+    }, 500);
+    watch.unref();
+  }
 
   await app.listen({ port: config.port, host: config.host });
   // the bound port, not the configured one: PORT=0 picks a free port

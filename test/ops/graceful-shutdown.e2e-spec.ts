@@ -141,6 +141,18 @@ describe('graceful shutdown', () => {
     }
   });
 
+  it('stops as on SIGTERM when npm, which started it, ends without passing the signal on', async () => {
+    const server = await startServer({ npm_lifecycle_event: 'start' }, true);
+    try {
+      server.child.kill('SIGKILL'); // the stand-in for npm: its child, the server, is left alone
+      await waitFor(async () => server.output().includes('shutdown complete (SIGTERM)'), 'the orphaned server to stop');
+      expect(server.output()).toContain('npm, which started this process, has ended: stopping as on SIGTERM');
+      expect(await connectOutcome(server.port)).toBe('ECONNREFUSED');
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+
   it('bounds the wait: a request still running after SHUTDOWN_TIMEOUT_MS is cut and the process exits', async () => {
     const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '300' });
     let lock: Awaited<ReturnType<typeof lockAdminRow>> | undefined;
@@ -172,8 +184,16 @@ describe('graceful shutdown', () => {
     return ds.initialize();
   }
 
-  async function startServer(env: Record<string, string>): Promise<Server> {
-    const child = spawn(process.execPath, [join(buildDir, 'src/main.js')], {
+  async function startServer(env: Record<string, string>, underParent = false): Promise<Server> {
+    // underParent: a stand-in for npm, which runs the server as its child and passes no signal on
+    const args = underParent
+      ? [
+          '-e',
+          "require('node:child_process').spawn(process.execPath, [process.argv[1]], { stdio: 'inherit' }); setInterval(() => {}, 1e6)",
+          join(buildDir, 'src/main.js'),
+        ]
+      : [join(buildDir, 'src/main.js')];
+    const child = spawn(process.execPath, args, {
       cwd: buildDir,
       env: {
         PATH: process.env.PATH,
