@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded/embedded-database.js';
 import { stopTracing } from './observability/tracing.js';
@@ -56,6 +56,11 @@ async function main(): Promise<void> {
    * HARD_EXIT_GRACE_MS later (e.g. a query that never returns keeps the pool from closing) the
    * process exits 1.
    */
+  const connections = new Set<Socket>();
+  (app.getHttpServer() as Server).on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -67,11 +72,7 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     cut.unref();
-    // A request in flight when the signal came is answered on a kept-alive connection, which then
-    // sits idle and open: fastify closed the idle ones only once, at the start. Closing them as they
-    // go idle lets the drain end with the last answer instead of waiting for SHUTDOWN_TIMEOUT_MS.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    sweep.unref();
+    endConnectionsAfterTheirAnswers(connections);
     const hardExit = setTimeout(() => {
       log(`shutdown not finished ${HARD_EXIT_GRACE_MS} ms after SHUTDOWN_TIMEOUT_MS: exiting with status 1`, 50);
       process.exit(1);
@@ -96,7 +97,6 @@ async function main(): Promise<void> {
       log(`error while flushing traces: ${err instanceof Error ? err.message : String(err)}`, 40);
     }
     clearTimeout(cut);
-    clearInterval(sweep);
     log(`shutdown complete (${signal})`);
     process.exit(status);
   };
@@ -105,9 +105,9 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
-  // npm does not pass a SIGTERM on to the script it runs: an IDE's "stop" or a process manager
-  // ending `npm start` left this process, and the embedded PostgreSQL, running and holding the
-  // port. Under npm, the parent's end is taken as that signal.
+  // npm runs `npm start`'s script through `sh -c`, and passes a SIGTERM on to that shell only
+  // (Debian's sh does not exec the command): an IDE's "stop" left this process, and the embedded
+  // PostgreSQL, running on the port. Under npm, the end of the parent is taken as SIGTERM.
   if (process.env.npm_lifecycle_event) {
     const parent = process.ppid;
     const watch = setInterval(() => {
@@ -124,6 +124,21 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address() as AddressInfo | null;
   const port = address?.port ?? config.port;
   log(`listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} — Swagger UI at /docs`, 30, { port });
+}
+
+/**
+ * At shutdown: each open connection ends once the answer it is writing is written (`end`, which
+ * flushes, not `destroy`), and an idle one at once. A request in flight when the signal came was
+ * answered on a kept-alive connection that then sat idle and open until SHUTDOWN_TIMEOUT_MS, since
+ * fastify closes idle connections only once, when it starts closing.
+ */
+function endConnectionsAfterTheirAnswers(connections: ReadonlySet<Socket>): void {
+  for (const socket of connections) {
+    // the answer the connection is serving (Node's own closeIdleConnections reads the same field)
+    const answer = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (answer && !answer.writableFinished) answer.once('finish', () => socket.end());
+    else socket.end();
+  }
 }
 
 async function stopStarted(embedded: Promise<EmbeddedDatabase> | undefined): Promise<void> {

@@ -72,7 +72,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       );
     // deploy/kubernetes/secret.example.yaml's value passes the policy; an operator who edits only
     // the database URL would get an administrator whose password is published
-    if (this.config.adminPassword !== undefined && /change-?me/i.test(this.config.adminPassword))
+    if (this.config.adminPassword !== undefined && /^change-?me/i.test(this.config.adminPassword))
       throw new Error(
         "ADMIN_PASSWORD is still the example's placeholder (CHANGE-ME…): set a password of your own, or leave it out to have one generated",
       );

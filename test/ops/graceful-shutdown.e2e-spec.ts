@@ -141,15 +141,24 @@ describe('graceful shutdown', () => {
     }
   });
 
-  it('stops as on SIGTERM when npm, which started it, ends without passing the signal on', async () => {
+  it('stops as on SIGTERM when npm, which started it through sh, is stopped (npm passes the signal to sh only)', async () => {
     const server = await startServer({ npm_lifecycle_event: 'start' }, true);
     try {
-      server.child.kill('SIGKILL'); // the stand-in for npm: its child, the server, is left alone
+      server.child.kill('SIGTERM');
       await waitFor(async () => server.output().includes('shutdown complete (SIGTERM)'), 'the orphaned server to stop');
       expect(server.output()).toContain('npm, which started this process, has ended: stopping as on SIGTERM');
       expect(await connectOutcome(server.port)).toBe('ECONNREFUSED');
     } finally {
       server.child.kill('SIGKILL');
+      // on a failure the server outlives its stand-in: stop it by the pid of its log lines
+      const pid = /"pid":(\d+)/.exec(server.output())?.[1];
+      if (pid) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
     }
   });
 
@@ -185,14 +194,14 @@ describe('graceful shutdown', () => {
   }
 
   async function startServer(env: Record<string, string>, underParent = false): Promise<Server> {
-    // underParent: a stand-in for npm, which runs the server as its child and passes no signal on
-    const args = underParent
-      ? [
-          '-e',
-          "require('node:child_process').spawn(process.execPath, [process.argv[1]], { stdio: 'inherit' }); setInterval(() => {}, 1e6)",
-          join(buildDir, 'src/main.js'),
-        ]
-      : [join(buildDir, 'src/main.js')];
+    // underParent: a stand-in for npm, which runs the script through `sh -c` and passes a SIGTERM
+    // on to that shell only
+    const standIn = [
+      "const shell = require('node:child_process').spawn('sh', ['-c', `'${process.execPath}' '${process.argv[1]}'`], { stdio: 'inherit' });",
+      "process.on('SIGTERM', () => { shell.kill('SIGTERM'); process.exit(0); });",
+      'setInterval(() => {}, 1e6);',
+    ].join(' ');
+    const args = underParent ? ['-e', standIn, join(buildDir, 'src/main.js')] : [join(buildDir, 'src/main.js')];
     const child = spawn(process.execPath, args, {
       cwd: buildDir,
       env: {

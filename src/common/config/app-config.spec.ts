@@ -105,11 +105,21 @@ describe('configuration', () => {
       for (const scheme of ['postgres', 'mssql']) {
         const problems = url(`${scheme}://svc:Kx9@prod-Secret/Tail7@127.0.0.1:5432/db`);
         expect(problems).toEqual([
-          `DATABASE_URL has an @ or / after the host: percent-encode them in the user and password (@ as %40, / as %2F) (got "${scheme}://svc:***@127.0.0.1:5432/db")`,
+          `DATABASE_URL has a path of more than one segment: percent-encode / and @ in the user and password (/ as %2F, @ as %40) (got "${scheme}://svc:***@127.0.0.1:5432/db")`,
         ]);
         expect(problems.join()).not.toMatch(/Kx9|prod-Secret|Tail7/);
       }
       expect(url('postgres://svc:Kx9%40prod-Secret%2FTail7@127.0.0.1:5432/db')).toEqual([]);
+      // database names may hold @, and / written as %2F; socket and instance forms stay accepted
+      for (const ok of [
+        'postgres://svc:pw@db:5432/medios@2024',
+        'mssql://svc:pw@db:1433/medios@prod',
+        'postgres://svc:pw@db:5432/my%2Fdb',
+        'postgres:///medios?host=/var/run/postgresql',
+        'mssql://svc:pw@db/medios?instanceName=SQLEXPRESS',
+        'postgres://svc:pw@[::1]:5432/medios?sslmode=require',
+      ])
+        expect({ ok, problems: url(ok) }).toEqual({ ok, problems: [] });
     });
 
     it('takes CORS_ORIGINS as exact origins, and refuses an entry no browser would send', () => {

@@ -85,11 +85,13 @@ export type DatabaseConfig = ReturnType<typeof databaseConfig>;
  */
 function urlProblem(url: string): string | undefined {
   try {
-    const { database } = parseDatabaseUrl(url);
-    // A password holding a raw `@` or `/` ends the authority early: the URL still parses, but its
-    // host is a piece of the password (the driver would look it up and log it) and the rest lands
-    // in the path. A database name never holds either.
-    if (/[@/]/.test(database)) return 'has an @ or / after the host: percent-encode them in the user and password (@ as %40, / as %2F)';
+    parseDatabaseUrl(url);
+    // A password holding a raw `/` ends the authority early: the URL still parses, but its host is
+    // a piece of the password (the driver would look it up and log it) and the rest, up to the
+    // real host and the database, lands in the path. A database name is one path segment (a `/`
+    // in it is written %2F), so a second raw segment means such a password.
+    const path = new URL(url.replace(/^[a-z]+:/i, 'http:')).pathname;
+    if (/^\/[^/]*\//.test(path)) return 'has a path of more than one segment: percent-encode / and @ in the user and password (/ as %2F, @ as %40)';
     return undefined;
   } catch (err) {
     return err instanceof URIError
