@@ -47,6 +47,13 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // the open connections, which shutdown ends once their answers are written
+  const connections = new Set<Socket>();
+  (app.getHttpServer() as Server).on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+
   /**
    * SIGTERM/SIGINT: stop accepting connections, let the requests in flight finish, stop the jobs,
    * close the pool, stop the embedded database, exit 0. Fastify closes idle keep-alive connections
@@ -56,11 +63,6 @@ async function main(): Promise<void> {
    * HARD_EXIT_GRACE_MS later (e.g. a query that never returns keeps the pool from closing) the
    * process exits 1.
    */
-  const connections = new Set<Socket>();
-  (app.getHttpServer() as Server).on('connection', (socket: Socket) => {
-    connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
-  });
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -17,9 +17,14 @@ export interface ParsedDatabaseUrl {
   params: URLSearchParams;
 }
 
+/** The URL parsed as WHATWG parses an http URL (its parts stay percent-encoded), whatever its scheme. */
+export function genericUrl(url: string): URL {
+  return new URL(url.replace(/^[a-z]+:/i, 'http:'));
+}
+
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const engine = engineOf(url);
-  const u = new URL(url.replace(/^[a-z]+:/i, 'http:'));
+  const u = genericUrl(url);
   return {
     engine,
     host: decodeURIComponent(u.hostname.replace(/^\[|\]$/g, '')),
@@ -34,7 +39,7 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 /** The same server URL pointing at another database. */
 export function withDatabase(url: string, database: string): string {
   const scheme = url.slice(0, url.indexOf(':'));
-  const u = new URL(url.replace(/^[a-z]+:/i, 'http:'));
+  const u = genericUrl(url);
   u.pathname = `/${encodeURIComponent(database)}`;
   return `${scheme}:${u.toString().slice('http:'.length)}`;
 }

@@ -1,4 +1,4 @@
-import { engineOf, parseDatabaseUrl } from '../../database/database-url.js';
+import { engineOf, genericUrl, parseDatabaseUrl } from '../../database/database-url.js';
 import { redactUrl } from './redact-url.js';
 import { bool, int, matching, readSettings, type ReadContext } from './settings.js';
 
@@ -90,7 +90,7 @@ function urlProblem(url: string): string | undefined {
     // a piece of the password (the driver would look it up and log it) and the rest, up to the
     // real host and the database, lands in the path. A database name is one path segment (a `/`
     // in it is written %2F), so a second raw segment means such a password.
-    const path = new URL(url.replace(/^[a-z]+:/i, 'http:')).pathname;
+    const path = genericUrl(url).pathname;
     if (/^\/[^/]*\//.test(path)) return 'has a path of more than one segment: percent-encode / and @ in the user and password (/ as %2F, @ as %40)';
     return undefined;
   } catch (err) {
