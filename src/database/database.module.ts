@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime, runMigrations } from './database-runtime.js';
 import { SQL_DIALECT } from './dialects/index.js';
 import { migrationsFor } from './migrations.js';
+import { DatabasePrerequisitesCheck } from './database-prerequisites.check.js';
 import { PendingMigrationsCheck } from './pending-migrations.check.js';
 import { ReplicaReads } from './replica-reads.js';
 
@@ -39,6 +40,7 @@ export class DatabaseModule {
         { provide: DATABASE_RUNTIME, useValue: runtime },
         ReplicaReads,
         PendingMigrationsCheck,
+        DatabasePrerequisitesCheck,
       ],
       exports: [SQL_DIALECT, DATABASE_RUNTIME, ReplicaReads],
     };

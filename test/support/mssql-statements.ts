@@ -81,6 +81,7 @@ export async function captureMssqlStatements(migrations: ReadonlyArray<new () =>
     );
     await d.confirmAbsent(db('confirmAbsent'), store, [1, 2]);
   }
+  await d.prerequisiteProblems(db('prerequisiteProblems'));
   await d.versioningState(db('versioningState'), ['users', 'roles']);
   await d.historyRetention(db('historyRetention'), ['users', 'roles']);
   await d.partitionRanges(db('partitionRanges'), 'audit_events');

@@ -141,6 +141,16 @@ SELECT @result AS result;`);
   });
 
   describe('catalog checks', () => {
+    it('reports READ_COMMITTED_SNAPSHOT off as a prerequisite problem, and nothing when it is on', async () => {
+      const off = fakeDb([[{ rcsi: 0 }]]);
+      const problems = await dialect.prerequisiteProblems(off.db);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^READ_COMMITTED_SNAPSHOT is OFF/);
+      expect(off.calls[0]!.sql).toContain('is_read_committed_snapshot_on');
+      expect(off.calls[0]!.sql).toContain('WHERE database_id = DB_ID()');
+      expect(await dialect.prerequisiteProblems(fakeDb([[{ rcsi: 1 }]]).db)).toEqual([]);
+    });
+
     it('reads system versioning from sys.tables temporal_type and history_table_id', async () => {
       const { db, calls } = fakeDb([
         [

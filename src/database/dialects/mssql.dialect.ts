@@ -289,6 +289,21 @@ ORDER BY e.occurred_at DESC, e.id DESC`;
     return { sql, parameters };
   }
 
+  /**
+   * READ_COMMITTED_SNAPSHOT: without it readers take shared locks, and the services' "read, then
+   * write" transactions deadlock each other under concurrent requests (the victims are answered 503).
+   */
+  async prerequisiteProblems(db: Queryable): Promise<string[]> {
+    const rows: Array<{ rcsi: number }> = await db.query(
+      'SELECT CAST(is_read_committed_snapshot_on AS int) AS rcsi FROM sys.databases WHERE database_id = DB_ID()',
+    );
+    if (Number(rows[0]?.rcsi) === 1) return [];
+    return [
+      'READ_COMMITTED_SNAPSHOT is OFF on this database: concurrent requests that read, then write will deadlock ' +
+        'and be answered 503. Turn it on (ALTER DATABASE … SET READ_COMMITTED_SNAPSHOT ON WITH ROLLBACK IMMEDIATE; docs/sqlserver.md, step 2)',
+    ];
+  }
+
   async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {
     // temporal_type 2 = SYSTEM_VERSIONED_TEMPORAL_TABLE; history_table_id names its history table.
     const { values, parameters } = tableList(tables);

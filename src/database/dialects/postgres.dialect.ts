@@ -206,6 +206,11 @@ LIMIT ${param(q.rows)}`;
     return { sql, parameters };
   }
 
+  /** PostgreSQL's readers never block writers, and no database option changes that. */
+  async prerequisiteProblems(): Promise<string[]> {
+    return [];
+  }
+
   async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {
     // Versioning is the `versioning` trigger (enabled: 'O' origin or 'A' always; 'D' is disabled,
     // 'R' fires only on replicas) plus the table's row in the system_versioning registry.

@@ -200,6 +200,13 @@ export interface SqlDialect {
   /** The keyset page of audit events, newest first by (occurred_at, id), with the actor's username. */
   auditEventsPage(query: AuditPageQuery): SqlStatement;
 
+  /**
+   * The database settings the service relies on that are not as it needs them, each as a sentence
+   * for the operator (empty when all are). Reported at start as warnings: a database without them
+   * still serves, with the failures each sentence names.
+   */
+  prerequisiteProblems(db: Queryable): Promise<string[]>;
+
   /** System versioning of each table, in the order given. */
   versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]>;
 
