@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server, ServerResponse } from 'node:http';
+import { flushCompileCache } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded/embedded-database.js';
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     await stopStarted(embedded);
     throw err;
   }
+  releaseCompileCache();
   const [{ createApp }, { resolveDatabase }] = modules;
   const database = await resolveDatabase(config, log, embedded);
 
@@ -126,6 +128,17 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address() as AddressInfo | null;
   const port = address?.port ?? config.port;
   log(`listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} — Swagger UI at /docs`, 30, { port });
+  releaseCompileCache(); // the modules the start loaded by name (database driver, Swagger UI…)
+}
+
+/**
+ * Node's compile cache, when NODE_COMPILE_CACHE turns it on, keeps every loaded module's cached code
+ * in memory until it is flushed, or else for the life of the process (~15 MB for the application's
+ * modules). A flush writes what this start compiled (nothing, when the previous start left the same
+ * code) and frees those copies for the process's own later allocations. A no-op when the cache is off.
+ */
+function releaseCompileCache(): void {
+  flushCompileCache();
 }
 
 /**

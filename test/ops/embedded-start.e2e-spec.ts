@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, startServer } from '../reliability/support/built-server.js';
@@ -8,7 +8,9 @@ import { ensureBuilt, startServer } from '../reliability/support/built-server.js
  * `npm start` on a fresh machine: the built server with no DATABASE_URL starts its own embedded
  * PostgreSQL under DATA_DIR — booting it while the server loads its modules — becomes ready,
  * and stops it again on SIGTERM. A DATA_DIR it cannot use ends the start at once, with nothing
- * left running.
+ * left running. Node's compile cache is off unless NODE_COMPILE_CACHE asks for it; then the server
+ * flushes it once the modules are loaded (which frees its in-memory copies), so its files exist
+ * while the server still runs.
  */
 describe('the built server on the embedded database', () => {
   let main: string;
@@ -24,7 +26,8 @@ describe('the built server on the embedded database', () => {
   });
 
   /** the built server as `npm start` runs it: development, no DATABASE_URL */
-  const start = (dir: string) => startServer(main, '', 'embedded-start', { NODE_ENV: 'development', DATA_DIR: dir });
+  const start = (dir: string, env: Record<string, string> = {}) =>
+    startServer(main, '', 'embedded-start', { NODE_ENV: 'development', DATA_DIR: dir, ...env });
 
   function messages(output: string): string[] {
     return output
@@ -34,11 +37,16 @@ describe('the built server on the embedded database', () => {
   }
 
   it('starts PostgreSQL, answers ready, and stops both on SIGTERM', async () => {
-    const server = await start(dataDir);
+    const compileCache = join(dataDir, 'compile-cache');
+    mkdirSync(compileCache);
+    const server = await start(dataDir, { NODE_COMPILE_CACHE: compileCache });
     try {
       const ready = await fetch(`http://127.0.0.1:${server.port}/health/ready`);
       expect(ready.status).toBe(200);
       expect(((await ready.json()) as { status: string }).status).toBe('ok');
+      // written by the flush after the modules loaded (Node writes it otherwise only at exit)
+      const cached = readdirSync(compileCache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+      expect(cached.length).toBeGreaterThan(1000);
     } finally {
       server.child.kill('SIGTERM');
     }
