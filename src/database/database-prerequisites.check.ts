@@ -17,6 +17,14 @@ export class DatabasePrerequisitesCheck implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const problem of await this.dialect.prerequisiteProblems(this.dataSource)) this.logger.warn(problem);
+    let problems: string[];
+    try {
+      problems = await this.dialect.prerequisiteProblems(this.dataSource);
+    } catch (err) {
+      // a check that only warns does not stop a start either
+      this.logger.warn(`could not check the database's settings: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    for (const problem of problems) this.logger.warn(problem);
   }
 }
