@@ -192,6 +192,19 @@ describe('tamper-evident audit trail', () => {
       expect((await verify()).intact).toBe(true);
     });
 
+    it('names a second row at a sealed id as inserted, not the sealed event as modified, and passes once it is removed', async () => {
+      const genuine = await rowOf(b);
+      // the key is (occurred_at, id): a row one millisecond apart may share the id
+      const at = new Date(new Date(genuine.occurred_at).getTime() + 1);
+      await putBack({ ...genuine, occurred_at: at, target_id: 'forged' });
+      const report = await verify();
+      expect(findings(report)).toEqual([{ kind: 'inserted', id: b }]);
+      expect(report.stores[0]!.findings[0]!.detail).toContain(`event ${b} occurs 2 times`);
+      expect(report.stores[0]!.findings[0]!.detail).toContain(canonicalInstant(at));
+      await t.query(`DELETE FROM audit_events WHERE id = $1 AND target_id = 'forged'`, [b]);
+      expect((await verify()).intact).toBe(true);
+    });
+
     it('names events at ids the sequence never handed out (zero and below, and beyond it), and passes once they are removed', async () => {
       const medio = await rowOf(a);
       const beyond = Number((await t.query('SELECT MAX(id) AS m FROM audit_events'))[0].m) + 100_000;
@@ -280,8 +293,16 @@ describe('tamper-evident audit trail', () => {
       expect((await verify()).intact).toBe(true);
       const kept = await t.query(`SELECT * FROM audit_seals WHERE store = 'audit_events' AND seq = $1`, [first!.seq]);
       await t.query(`DELETE FROM audit_seals WHERE store = 'audit_events' AND seq = $1`, [first!.seq]);
-      const kinds = (await verify()).stores[0]!.findings.map((f) => f.kind);
-      expect(kinds).toContain('seal_chain');
+      // the removed seal's events are covered by no seal now: the break names them, they are no INSERTED findings
+      const [chain, ...others] = (await verify()).stores[0]!.findings;
+      expect(others).toEqual([]);
+      expect(chain).toMatchObject({ kind: 'seal_chain', seq: second!.seq });
+      // (of its events, those an earlier test did not delete)
+      expect(chain!.detail).toMatch(
+        new RegExp(
+          `^seal ${first!.seq} missing before seal ${second!.seq}; events [0-9,-]*${first!.lastId} \\(\\d+\\) are covered by no remaining seal and can no longer be verified$`,
+        ),
+      );
       const k = kept[0];
       await t.query(
         `INSERT INTO audit_seals (store, seq, first_id, last_id, up_to, ids, pending, count, digest, row_tags, events_from, events_to, previous_seal_hash, seal_hash, sealed_at, key_id, signature)

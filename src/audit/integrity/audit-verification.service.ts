@@ -7,11 +7,13 @@ import {
   canonicalInstant,
   canonicalSeal,
   decodeRowTags,
+  formatRanges,
   type IdRanges,
   idsOf,
   MISSING_ROW_HASH,
   parseRanges,
   rangesContain,
+  rangesFromSortedIds,
   rowTag,
   SealDigest,
   sealHash,
@@ -73,6 +75,18 @@ const RETENTION_YEARS: Record<EventStore, number> = {
   security_events: STORAGE_POLICY.securityRetentionYears,
 };
 
+/** Seals missing from the chain, between two that remain: which ids they may have covered. */
+interface ChainGap {
+  /** the remaining seal before the gap covered every id up to this one, but its pending ids */
+  afterUpTo: number;
+  afterPending: IdRanges;
+  /** the remaining seal after the gap covers every id up to this one */
+  upTo: number;
+  finding: Finding;
+  /** events in that span covered by no remaining seal */
+  orphans: number[];
+}
+
 interface SealState {
   seal: StoredSeal;
   /** events retention may already have removed: a missing one is not a finding */
@@ -117,14 +131,24 @@ export class AuditVerifier {
     // ------------------------------------------------------------------ the chain of seals
     let expectedSeq = 1;
     let previousHash: string | null = null;
+    const gaps: ChainGap[] = [];
+    let previous: StoredSeal | null = null;
     for (const seal of seals) {
       const hash = sealHash(seal);
       if (seal.seq !== expectedSeq) {
-        findings.push({
+        const finding: Finding = {
           kind: 'seal_chain',
           store,
           seq: seal.seq,
           detail: `seal ${expectedSeq}${seal.seq > expectedSeq + 1 ? `-${seal.seq - 1}` : ''} missing before seal ${seal.seq}`,
+        };
+        findings.push(finding);
+        gaps.push({
+          afterUpTo: previous?.upTo ?? 0,
+          afterPending: parseRanges(previous?.pending ?? ''),
+          upTo: seal.upTo,
+          finding,
+          orphans: [],
         });
       } else if (seal.previousSealHash !== previousHash) {
         findings.push({
@@ -154,6 +178,7 @@ export class AuditVerifier {
       }
       previousHash = hash;
       expectedSeq = seal.seq + 1;
+      previous = seal;
     }
 
     // ------------------------------------------------------------------ which seals to compare
@@ -225,6 +250,10 @@ export class AuditVerifier {
     const retentionCandidates: Array<{ id: number; seal: number }> = [];
     const firstSurviving = new Map<number, number>();
     const isSkipped = (id: number) => skippedRanges.some((r) => rangesContain(r, id));
+    const duplicates: Finding[] = [];
+    // an event of a removed seal is covered by no seal: not proof that it was inserted, but no
+    // longer verifiable either; the break of the chain names it
+    const orphanOf = (id: number) => gaps.find((g) => id <= g.upTo && (id > g.afterUpTo || rangesContain(g.afterPending, id)));
     let events = 0;
     let unsealed = 0;
     let p = 0;
@@ -252,13 +281,39 @@ export class AuditVerifier {
     for (let after = scanFrom; next; after += ID_WINDOW) {
       const rows = await next;
       next = windowAfter(after + ID_WINDOW);
-      for (const row of rows) {
-        const id = Number(row.id);
-        events++;
-        const stored = row.row_hash === null ? null : row.row_hash.trim();
-        const recomputed = recomputeRowHash(store, row);
+      for (let i = 0; i < rows.length;) {
+        const id = Number(rows[i]!.id);
+        let end = i + 1;
+        while (end < rows.length && Number(rows[end]!.id) === id) end++;
+        events += end - i;
         missingUpTo(id);
         const covered = p < total && coveredIds[order[p]!]! === id;
+        // The sequence hands out each id once, so of several rows with one id (the key is
+        // (occurred_at, id)) all but one were inserted: the one that matches the sealed tag is the
+        // genuine event, or the first when none does or the id is not sealed.
+        let row = rows[i]!;
+        let recomputed = recomputeRowHash(store, row);
+        if (end - i > 1) {
+          const group = rows.slice(i, end).map((r) => ({ row: r, hash: recomputeRowHash(store, r) }));
+          const genuine = covered
+            ? Math.max(
+                0,
+                group.findIndex((g) => rowTag(g.hash ?? MISSING_ROW_HASH) === coveredTags[order[p]!]),
+              )
+            : 0;
+          ({ row, hash: recomputed } = group[genuine]!);
+          group.forEach((g, n) => {
+            if (n === genuine) return;
+            duplicates.push({
+              kind: 'inserted',
+              store,
+              id,
+              detail: `event ${id} occurs ${group.length} times: the row with occurredAt ${String(g.row.occurred_at)} was inserted (the store's sequence hands out each id once)`,
+            });
+          });
+        }
+        i = end;
+        const stored = row.row_hash === null ? null : row.row_hash.trim();
         // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
         const sealedHistory = covered || (newest !== null && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id));
         if (sealedHistory && stored === null)
@@ -275,6 +330,8 @@ export class AuditVerifier {
           state.digest.add(id, hash);
           state.remaining--;
           if (rowTag(hash) !== coveredTags[at]) mismatched.push({ id, tag: rowTag(hash), seal: s });
+        } else if (sealedHistory && orphanOf(id)) {
+          orphanOf(id)!.orphans.push(id);
         } else if (sealedHistory) {
           byId.set(id, {
             kind: 'inserted',
@@ -342,7 +399,11 @@ export class AuditVerifier {
       checked[m.seal]!.rowFindings++;
       byId.set(m.id, { kind: 'deleted', store, id: m.id, seq, detail: `event ${m.id}, sealed by seal ${seq}, is missing` });
     }
-    findings.push(...[...byId.values()].sort((a, b) => a.id! - b.id!));
+    for (const gap of gaps) {
+      if (gap.orphans.length)
+        gap.finding.detail += `; events ${formatRanges(rangesFromSortedIds(gap.orphans))} (${gap.orphans.length}) are covered by no remaining seal and can no longer be verified`;
+    }
+    findings.push(...[...byId.values(), ...duplicates].sort((a, b) => a.id! - b.id!));
 
     for (const state of checked) {
       if (state.incomplete || state.remaining !== 0 || state.rowFindings) continue;
