@@ -12,6 +12,7 @@ import { CodeCollation1763713100000 } from './1763713100000-code-collation.js';
 import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard.js';
 import { EventIds1763713400000 } from './1763713400000-event-ids.js';
+import { PermissionSetVersions1763713500000 } from './1763713500000-permission-set-versions.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -29,4 +30,5 @@ export const POSTGRES_MIGRATIONS = [
   CodeOrder1763713200000,
   BookkeepingGuard1763713300000,
   EventIds1763713400000,
+  PermissionSetVersions1763713500000,
 ];

@@ -12,4 +12,8 @@ export class RoleEntity extends ResourceRow({ default: () => 'CURRENT_TIMESTAMP'
 
   @Column({ type: 'varchar' })
   descripcion!: string;
+
+  /** the permission set's own version (If-Match of `PUT /roles/{codigo}/permisos`), apart from the row's `version` */
+  @Column({ name: 'permisos_version', type: 'int', default: 1 })
+  permisosVersion!: number;
 }

@@ -10,6 +10,7 @@ import { PathRoleCode } from './role-code.pipe.js';
 import { isRoleCode } from './roles.rules.js';
 import { RolesService } from './roles.service.js';
 import { type VersionedResource, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSION_SET_VERSION } from '../common/versioning/versioned-writes.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
@@ -24,8 +25,8 @@ const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>
 });
 /** If-Match of a role's changes: the role's row version; the representation of GET /roles/{codigo}. */
 const ROLE = byCodigo((s, codigo) => s.get(codigo));
-/** Replacing the set increments the role's row version too; the representation of GET /roles/{codigo}/permisos. */
-const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo));
+/** If-Match of the set's replacement: the set's own version; the representation of GET /roles/{codigo}/permisos. */
+const ROLE_PERMISOS = { ...byCodigo((s, codigo) => s.permissionsOf(codigo)), versionColumn: PERMISSION_SET_VERSION };
 
 /** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')

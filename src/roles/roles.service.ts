@@ -18,7 +18,7 @@ import { RolePermissionEntity } from './permission.entity.js';
 import { PermissionsService } from './permissions.service.js';
 import { PointInTimeService } from './point-in-time.service.js';
 import { RoleEntity } from './role.entity.js';
-import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { PERMISSION_SET_VERSION, VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * Roles: codigo unique (inactive roles included) and immutable; DELETE
@@ -145,8 +145,9 @@ export class RolesService {
       callerId,
       added.map((p) => p.codigo),
     );
-    // the set lives in role_permissions: the role's row version stands for it (If-Match, history)
-    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() });
+    // the set lives in role_permissions: the role's permisos_version stands for it (If-Match); the
+    // UPDATE of the role's row also makes concurrent replacements of the set wait for each other
+    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() }, PERMISSION_SET_VERSION);
 
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));

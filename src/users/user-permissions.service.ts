@@ -13,7 +13,7 @@ import { RoleEntity } from '../roles/role.entity.js';
 import type { UpdateOverridesDto, UserPermissionsDto } from './dto/user-permissions.dto.js';
 import { type PermissionOverrides, UserEntity } from './user.entity.js';
 import { UsersService } from './users.service.js';
-import { VersionedWrites } from '../common/versioning/versioned-writes.js';
+import { PERMISSION_SET_VERSION, VersionedWrites } from '../common/versioning/versioned-writes.js';
 
 /**
  * A user's permission view — role permissions, overrides and the effective set, where a deny
@@ -91,7 +91,7 @@ export class UserPermissionsService {
     const lifted = effectivePermissions(rolPermisos, after).filter((code) => !had.has(code));
     await this.delegation.assertDelegable(callerId, { target: userId, grants: [...new Set([...granted, ...lifted])] });
 
-    await this.versions.update(UserEntity, { id: userId }, { permissionOverrides: after });
+    await this.versions.update(UserEntity, { id: userId }, { permissionOverrides: after }, PERMISSION_SET_VERSION);
     await this.antiLockout.assertAdministratorRemains();
     await this.audit.record('usuario.permisos_update', 'usuario', userId, { before, after });
     return this.compose(userId, user.username, role.codigo, rolPermisos, after);

@@ -35,6 +35,10 @@ export class UserEntity extends ResourceRow({ default: () => 'CURRENT_TIMESTAMP'
   @Column({ name: 'ultimo_login', type: TIMESTAMP, nullable: true })
   ultimoLogin!: Date | null;
 
+  /** the overrides' own version (If-Match of `PUT /users/{id}/permisos/overrides`); the row's `version` moves with every write */
+  @Column({ name: 'permisos_version', type: 'int', default: 1 })
+  permisosVersion!: number;
+
   @Column({ name: 'permission_overrides', type: 'text', transformer: jsonTransformer })
   permissionOverrides!: PermissionOverrides;
 }

@@ -18,6 +18,7 @@ import { UserPermissionsService } from './user-permissions.service.js';
 import { UserSessionsService } from './user-sessions.service.js';
 import { UsersService } from './users.service.js';
 import { byId, Versioned } from '../common/versioning/versioned.decorator.js';
+import { PERMISSION_SET_VERSION } from '../common/versioning/versioned-writes.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 
 const ANTI_LOCKOUT =
@@ -37,7 +38,7 @@ const AS_OF = 'With `asOf`, the state as it was at that instant, from the system
 /** If-Match of a user's changes: the user's row version; the representation of GET /users/{id}. */
 const USER = byId('users', UsersService, (s, id) => s.get(id));
 /** The overrides live in the user's row, so its version stands for them; the representation of GET /users/{id}/permisos. */
-const USER_PERMISOS = byId('users', UserPermissionsService, (s, id) => s.view(id));
+const USER_PERMISOS = byId('users', UserPermissionsService, (s, id) => s.view(id), PERMISSION_SET_VERSION);
 @ApiTags('users')
 @Controller('api/v1/users')
 export class UsersController {

@@ -489,6 +489,40 @@ describe('lost updates are refused with 412 on every single resource (ETag / If-
       expect(after.headers.etag).not.toBe(before.headers.etag);
     });
 
+    it("keeps a permission view's ETag through writes that leave its set alone, and the role's through a change of its set", async () => {
+      const codigo = `rk_${uid().toLowerCase()}`;
+      await ok(await t.post('/api/v1/roles', { codigo, nombre: 'Rol', descripcion: 'd' }, { token: admin }), 'role');
+      const username = `pk${uid()}`;
+      const user = await ok(
+        await t.post(
+          '/api/v1/users',
+          { username, password: 'Clave-Segura-123', nombre: 'A', apellido: 'B', email: 'a@example.test', rol: codigo },
+          { token: admin },
+        ),
+        'user',
+      );
+      const view = `/api/v1/users/${user.body.id}/permisos`;
+      const userTag = (await t.get(view, { token: admin })).headers.etag as string;
+      const roleViewTag = (await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin })).headers.etag as string;
+      // the user signs in (its row's ultimoLogin), and the role is renamed (its row's nombre)
+      await t.login(username, 'Clave-Segura-123');
+      await ok(await t.put(`/api/v1/roles/${codigo}`, { nombre: 'Rol renombrado', descripcion: 'd' }, { token: admin }), 'rename');
+      expect((await t.get(view, { token: admin })).headers.etag).toBe(userTag);
+      expect((await t.get(`/api/v1/roles/${codigo}/permisos`, { token: admin })).headers.etag).toBe(roleViewTag);
+      const roleTag = (await t.get(`/api/v1/roles/${codigo}`, { token: admin })).headers.etag as string;
+      const granted = await send('PUT', `${view}/overrides`, { granted: ['catalogo:rubros:gestionar'], denied: [] }, userTag);
+      expect(granted.status).toBe(200);
+      // the role's set changes: its view's tag moves, the role's own does not
+      expect((await send('PUT', `/api/v1/roles/${codigo}/permisos`, { permisos: ['catalogo:tipos_producto:gestionar'] }, roleViewTag)).status).toBe(
+        200,
+      );
+      expect((await t.get(`/api/v1/roles/${codigo}`, { token: admin })).headers.etag).toBe(roleTag);
+      expect((await send('PUT', `/api/v1/roles/${codigo}`, { nombre: 'Rol', descripcion: 'd' }, roleTag)).status).toBe(200);
+      // and the set's tags still refuse a stale replacement
+      expect((await send('PUT', `${view}/overrides`, { granted: [], denied: [] }, userTag)).status).toBe(412);
+      expect((await send('PUT', `/api/v1/roles/${codigo}/permisos`, { permisos: [] }, roleViewTag)).status).toBe(412);
+    });
+
     it('gives the same representation the same ETag (reads are stable)', async () => {
       const { url } = await RESOURCES.find((r) => r.name === 'role')!.create(t, admin);
       const a = await t.get(url, { token: admin });

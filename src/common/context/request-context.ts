@@ -18,7 +18,7 @@ export interface RequestStore extends ClsStore {
    * representation (`stale`: the change answers 412 at its write); cleared once the change's write
    * compared it (common/versioning)
    */
-  ifMatchVersion?: { table: string; version: number; stale: boolean };
+  ifMatchVersion?: { table: string; column: string; version: number; stale: boolean };
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

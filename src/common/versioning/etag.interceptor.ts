@@ -120,7 +120,7 @@ export class ETagInterceptor implements NestInterceptor {
     // a missing resource is the handler's 404; `*` asks only that it exist
     if (version === undefined || ifMatch.any) return;
     const current = etagOf(version, await this.read(resource, key));
-    this.cls.set('ifMatchVersion', { table: resource.table, version, stale: !ifMatch.tags.includes(current) });
+    this.cls.set('ifMatchVersion', { table: resource.table, column: versionColumnOf(resource), version, stale: !ifMatch.tags.includes(current) });
   }
 
   /**
@@ -137,7 +137,7 @@ export class ETagInterceptor implements NestInterceptor {
   private async version(resource: VersionedResource, key: unknown): Promise<number | undefined> {
     const row = await this.txHost.tx
       .createQueryBuilder()
-      .select('t.version', 'version')
+      .select(`t.${versionColumnOf(resource)}`, 'version')
       .from(resource.table, 't')
       .where(`t.${resource.column} = :key`, { key })
       .getRawOne<{ version: number | string }>();
@@ -147,6 +147,11 @@ export class ETagInterceptor implements NestInterceptor {
   private read(resource: VersionedResource, key: unknown): Promise<object> {
     return resource.read(this.moduleRef.get(resource.service, { strict: false }), key);
   }
+}
+
+/** The column that holds the version the resource's tag and If-Match compare. */
+export function versionColumnOf(resource: VersionedResource): string {
+  return resource.versionColumn ?? 'version';
 }
 
 /** The resource's key from the route's path parameter; undefined on a create (no key in its path). */

@@ -18,6 +18,9 @@ import { VersionConflictError } from './etag.interceptor.js';
  * statement. A change that ends without writing (an idempotent repeat) is settled by
  * ETagInterceptor after its handler.
  */
+/** The column of the permission sets' own versions (users' overrides, roles' sets). */
+export const PERMISSION_SET_VERSION = 'permisos_version';
+
 @Injectable()
 export class VersionedWrites {
   constructor(
@@ -25,19 +28,33 @@ export class VersionedWrites {
     private readonly cls: ClsService<RequestStore>,
   ) {}
 
+  /**
+   * `versionColumn` names the version the change compares and increments: the row's `version`, or
+   * the version of a set the row carries (`permisos_version`, see VersionedResource), whose write
+   * leaves the row's `version` as it is: the row's own representation did not change.
+   */
   async update<E extends ObjectLiteral & { version: number }>(
     entity: EntityTarget<E>,
     where: FindOptionsWhere<E>,
     changes: QueryDeepPartialEntity<E>,
+    versionColumn = 'version',
   ): Promise<void> {
     const tx = this.txHost.tx;
+    const metadata = tx.connection.getMetadata(entity);
+    const property = metadata.findColumnWithDatabaseName(versionColumn)?.propertyName;
+    if (!property) throw new Error(`${metadata.tableName} has no column ${versionColumn}`);
+    // TypeORM increments the @VersionColumn unless the UPDATE sets it: here it is set to itself
+    const set =
+      versionColumn === 'version'
+        ? changes
+        : ({ ...changes, [property]: () => `${versionColumn} + 1`, version: () => 'version' } as QueryDeepPartialEntity<E>);
     const expected = this.cls.isActive() ? this.cls.get('ifMatchVersion') : undefined;
-    if (!expected || expected.table !== tx.connection.getMetadata(entity).tableName) {
-      await tx.update(entity, where, changes);
+    if (!expected || expected.table !== metadata.tableName || expected.column !== versionColumn) {
+      await tx.update(entity, where, set);
       return;
     }
     if (expected.stale) throw new VersionConflictError();
-    const result = await tx.update(entity, { ...where, version: expected.version } as FindOptionsWhere<E>, changes);
+    const result = await tx.update(entity, { ...where, [property]: expected.version } as FindOptionsWhere<E>, set);
     if (!result.affected) throw new VersionConflictError();
     // matched once: a second write of the same row in this request builds on the first
     this.cls.set('ifMatchVersion', undefined);

@@ -9,8 +9,14 @@ import { parseId } from '../validation/fields.js';
 // `parse` and `read` are declared as methods so a resource of a concrete service and key type is
 // also a `VersionedResource` (unknown service and key) where the interceptor handles any of them.
 export interface VersionedResource<S = unknown, K = unknown> {
-  /** the table with the `version` column the change's UPDATE compares */
+  /** the table with the version column the change's UPDATE compares */
   table: string;
+  /**
+   * that column: `version` (the row's, moved by every write of the row) unless the resource is a
+   * set the row carries with a version of its own (`permisos_version`: a user's overrides, a role's
+   * permission set), so a write of the row that leaves the set alone does not outdate its tag
+   */
+  versionColumn?: string;
   /** the key column of that table, and the route parameter that carries it */
   column: string;
   param: string;
@@ -47,6 +53,11 @@ export function Versioned(resource: VersionedResource, kind: 'read' | 'change' =
 }
 
 /** A resource addressed by a numeric `{id}` whose row lives in `table`. */
-export function byId<S>(table: string, service: Type<S>, read: (service: S, id: number) => Promise<object>): VersionedResource<S, number> {
-  return { table, column: 'id', param: 'id', parse: parseId, service, read };
+export function byId<S>(
+  table: string,
+  service: Type<S>,
+  read: (service: S, id: number) => Promise<object>,
+  versionColumn?: string,
+): VersionedResource<S, number> {
+  return { table, versionColumn, column: 'id', param: 'id', parse: parseId, service, read };
 }

@@ -104,7 +104,7 @@ export class UsuarioDto {
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
 
-  static of(u: Omit<UserEntity, 'passwordHash' | 'permissionOverrides' | 'roleId' | 'version'>, rol: string): UsuarioDto {
+  static of(u: Omit<UserEntity, 'passwordHash' | 'permissionOverrides' | 'roleId' | 'version' | 'permisosVersion'>, rol: string): UsuarioDto {
     return {
       id: u.id,
       username: u.username,
