@@ -259,7 +259,7 @@ describe('GET /api/v1/audit/events', () => {
       expect(bounded.ids).toHaveLength(7);
     });
 
-    it.each([['garbage'], ['a.b'], ['...'], ['eyJ0IjoiMjAyNS0wMS0wMVQwMDowMDowMFoiLCJpZCI6IjEifQ'], ['%%%'], ['x'.repeat(2000)]])(
+    it.each([['garbage'], ['a.b'], ['...'], ['eyJ0IjoiMjAyNS0wMS0wMVQwMDowMDowMFoiLCJpZCI6IjEifQ'], ['%%%'], ['x'.repeat(2000)], ['a\u0000b']])(
       'ignores a malformed cursor %#, starting from the top',
       async (cursor) => {
         const top = await list({ limit: 5 });

@@ -55,6 +55,16 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     expectProblem(await refresh(user), 401, 'refresh_invalido');
   });
 
+  it('answers the generic 401 refresh_invalido, not 400, for tokens holding a NUL or a lone surrogate', async () => {
+    const user = await t.createUser('cajero');
+    for (const bad of ['a\u0000b', '\ud800', 'x\udc00y']) {
+      expectProblem(await t.post(REFRESH, { accessToken: user.token, refreshToken: bad }), 401, 'refresh_invalido');
+      expectProblem(await t.post(REFRESH, { accessToken: bad, refreshToken: user.refreshToken }), 401, 'refresh_invalido');
+    }
+    // the genuine pair still works: the refusals consumed nothing
+    expect((await refresh(user)).status).toBe(200);
+  });
+
   it('revokes the whole chain when a rotated token is presented again, so the newest token fails too', async () => {
     const user = await t.createUser('cajero');
     const second = await refresh(user);

@@ -3,6 +3,7 @@ import { Allow, IsInt, IsOptional, IsString, Max, Min, MinLength, registerDecora
 import { QueryId, StoredLength } from '../../common/validation/fields.js';
 import { ToInt } from '../../common/validation/transforms.js';
 import { parseInstant } from '../utc-instant.js';
+import { OpaqueText } from '../../common/validation/validation.js';
 
 /** An ISO-8601 timestamp parseInstant accepts (400 otherwise). */
 function IsInstant(options?: ValidationOptions): PropertyDecorator {
@@ -72,6 +73,7 @@ export class AuditEventsQueryDto {
   })
   @IsOptional()
   @Allow()
+  @OpaqueText()
   cursor?: unknown;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Events per page.', minimum: 1, maximum: 100, default: 50 })

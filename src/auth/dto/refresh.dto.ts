@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
+import { OpaqueText } from '../../common/validation/validation.js';
 
 /**
  * Both fields must be strings (else 400 `validacion`); any other problem with them — empty,
- * malformed, forged, unknown, revoked, expired — is the one generic 401 `refresh_invalido`.
+ * malformed (a NUL or a lone surrogate included), forged, unknown, revoked, expired — is the one generic 401 `refresh_invalido`.
  */
 export class RefreshDto {
   @ApiProperty({
@@ -11,6 +12,7 @@ export class RefreshDto {
     example: 'eyJhbGciOiJSUzI1NiIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIxIn0.c2ln',
   })
   @IsString()
+  @OpaqueText()
   accessToken!: string;
 
   @ApiProperty({
@@ -18,6 +20,7 @@ export class RefreshDto {
     example: 'pX0bq2k7m1dQhI3a2m0sVn8Jd3qvKzq3n6B8mC1vY6E',
   })
   @IsString()
+  @OpaqueText()
   refreshToken!: string;
 }
 

@@ -59,7 +59,7 @@ class StrictValidationPipe extends ValidationPipe {
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query') {
-      const problem = unacceptableInput(value, MAX_INPUT_DEPTH);
+      const problem = unacceptableInput(value, MAX_INPUT_DEPTH, (metadata.metatype as OpaqueTextHolder | undefined)?.[OPAQUE_TEXT]);
       if (problem) return Promise.reject(new ValidationFailedError([problem]));
     }
     // what ValidationPipe itself does with such an argument (it validates classes only), without
@@ -67,6 +67,24 @@ class StrictValidationPipe extends ValidationPipe {
     if (metadata.metatype === undefined || metadata.metatype === null || NOT_VALIDATED.has(metadata.metatype)) return Promise.resolve(value);
     return super.transform(value, metadata);
   }
+}
+
+const OPAQUE_TEXT = Symbol('opaqueText');
+type OpaqueTextHolder = { [OPAQUE_TEXT]?: ReadonlySet<string | symbol> };
+
+/**
+ * A top-level string field holding a value only the service issues (a token, a cursor): it is
+ * hashed, verified or decoded, never stored or sent to the database as it is, so a NUL or a lone
+ * surrogate in it makes one more value that does not verify, answered as the field's own rules
+ * say (the refresh's generic 401, a cursor ignored), not the 400 of `unacceptableInput`.
+ */
+export function OpaqueText(): PropertyDecorator {
+  return (target, key) => {
+    const holder = target.constructor as OpaqueTextHolder;
+    const inherited = holder[OPAQUE_TEXT];
+    if (!Object.prototype.hasOwnProperty.call(holder, OPAQUE_TEXT)) holder[OPAQUE_TEXT] = new Set(inherited);
+    (holder[OPAQUE_TEXT] as Set<string | symbol>).add(key);
+  };
 }
 
 /** The metatypes ValidationPipe.toValidate treats as primitive (never validated). */
@@ -84,9 +102,10 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * named like a member of every object (`toString`, `constructor`, `valueOf`…): no DTO declares
  * one, and class-validator's whitelist, which looks names up in a plain object, takes them for
  * declared and lets them through. Iterative, so any input is walked safely. Returns the first
- * offending field, or undefined.
+ * offending field, or undefined. The characters of the top-level strings named in `opaque` are
+ * left to their fields' own rules (`OpaqueText`).
  */
-export function unacceptableInput(value: unknown, maxDepth: number): FieldError | undefined {
+export function unacceptableInput(value: unknown, maxDepth: number, opaque?: ReadonlySet<string | symbol>): FieldError | undefined {
   const stack: Array<[unknown, string, number]> = [[value, '', 0]];
   while (stack.length) {
     const [v, path, depth] = stack.pop()!;
@@ -108,6 +127,7 @@ export function unacceptableInput(value: unknown, maxDepth: number): FieldError 
         return { field: 'body', code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
       if (!Array.isArray(v) && key in Object.prototype)
         return { field: childPath, code: 'whitelistValidation', message: unknownFieldMessage(childPath) };
+      if (depth === 0 && typeof child === 'string' && opaque?.has(key)) continue;
       stack.push([child, childPath, depth + 1]);
     }
   }
