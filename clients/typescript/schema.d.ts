@@ -1021,7 +1021,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out everywhere
-         * @description Ends every session of the caller (revokes all its refresh tokens): its access tokens are refused from the next request. Idempotent: repeating it with the same access token answers 204 — the one route that accepts a token whose session has ended — and then changes nothing (sessions opened since stay open). Needs an otherwise valid access token of an active user. To end one session only, `DELETE /api/v1/auth/sessions/{id}`.
+         * @description Ends every session of the caller (revokes all its refresh tokens): its access tokens are refused from the next request. Idempotent: repeating it with the same access token answers 204 — the one route that accepts a token whose session has ended, by a sign-out — and then changes nothing (sessions opened since stay open). A token whose session ended otherwise (revoked, password changed, user updated…) is 401 `no_autenticado`, as on every route. Needs an otherwise valid access token of an active user. To end one session only, `DELETE /api/v1/auth/sessions/{id}`.
          */
         post: operations["logout"];
         delete?: never;

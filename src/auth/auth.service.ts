@@ -171,10 +171,15 @@ export class AuthService {
 
   /**
    * Ends every session of the caller (revokes all its refresh tokens). Idempotent: a token whose
-   * session has already ended — a repeat — is still answered, but changes nothing, so a copy of an
-   * old access token cannot end the sessions its owner opened since.
+   * session a sign-out has already ended — a repeat — is still answered, but changes nothing, so a
+   * copy of an old access token cannot end the sessions its owner opened since. A token whose
+   * session ended otherwise (revoked by an administrator, a password change, reuse of a refresh
+   * token…) is refused like on every other route: a 204 would say the caller signed out
+   * everywhere while the sessions opened since stay open.
    */
   async logout(caller: Pick<AuthenticatedUser, 'userId' | 'sessionId' | 'sessionActive'>): Promise<void> {
+    if (!caller.sessionActive && !(await this.refreshTokens.endedBySignOut(caller.sessionId)))
+      throw new DomainError('no_autenticado', 'Se requiere un token de acceso válido');
     const revoked = caller.sessionActive ? await this.txHost.withTransaction(() => this.refreshTokens.revokeAllForUser(caller.userId, 'logout')) : 0;
     await this.securityEvents.record({
       action: 'logout',

@@ -160,6 +160,12 @@ export class RefreshTokensService {
     return { ended: session.affected === 1, revokedTokens: tokens.affected ?? 0 };
   }
 
+  /** Whether the session was ended by its user signing out (logout, or ending it from a session list). */
+  async endedBySignOut(familyId: string): Promise<boolean> {
+    const session = await this.txHost.tx.findOne(SessionEntity, { where: { id: familyId }, select: { id: true, endedReason: true } });
+    return session?.endedReason === 'logout' || session?.endedReason === 'session_ended';
+  }
+
   /** Revokes every still-active token of one chain and ends its session; answers how many tokens. */
   private async revokeFamily(familyId: string, reason: RevocationReason): Promise<number> {
     return (await this.endSession(familyId, reason)).revokedTokens;

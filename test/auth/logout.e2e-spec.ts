@@ -37,6 +37,22 @@ describe('auth: logout', () => {
     expect(await activeTokens(user.id)).toHaveLength(0);
   });
 
+  it('answers 204 to a token whose session its user ended from the session list, and 401 to one an administrator revoked', async () => {
+    const sid = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sid as string;
+    const user = await t.createUser('cajero');
+    const other = await t.login(user.username, user.password); // a second session, still open at the end
+    const own = await t.login(user.username, user.password);
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${sid(own.accessToken)}`, { token: own.accessToken })).status).toBe(204);
+    expect((await t.post(LOGOUT, undefined, { token: own.accessToken })).status).toBe(204);
+    expect(await activeTokens(user.id)).toHaveLength(2); // the repeat changed nothing
+    const admin = await t.adminToken();
+    expect((await t.request('DELETE', `/api/v1/users/${user.id}/sessions/${sid(user.token)}`, { token: admin })).status).toBe(204);
+    // signing out with the revoked session's token would say "signed out everywhere" and change nothing
+    expectProblem(await t.post(LOGOUT, undefined, { token: user.token }), 401, 'no_autenticado');
+    expect(await activeTokens(user.id)).toHaveLength(1);
+    expect((await t.get('/api/v1/auth/me', { token: other.accessToken })).status).toBe(200);
+  });
+
   it('records security event logout success with the actor, each time', async () => {
     const user = await t.createUser('cajero');
     await t.post(LOGOUT, undefined, { token: user.token });
