@@ -18,6 +18,9 @@ import { EffectivePermissionsService } from './effective-permissions.service.js'
 import type { VerifiedToken } from './jwt.strategy.js';
 import { Traced } from '../observability/traced.js';
 
+/** The request property passport sets to the strategy's VerifiedToken (getAuthenticateOptions). */
+const VERIFIED_TOKEN = 'verifiedToken';
+
 /**
  * The global, deny-by-default guard. Every route needs a valid access token unless it is
  * @Public(); the caller must exist and be active and the token's session (`sid`) must still be
@@ -40,9 +43,18 @@ export class AccessGuard extends AuthGuard('jwt') {
 
   private readonly routes = new WeakMap<object, WeakMap<object, RouteAccess>>();
 
+  /**
+   * Where passport leaves the verified token: not on `request.user`, which holds the caller only
+   * once the store confirmed the user and the session, so that a verified token of an ended session
+   * or of an inactive user (401) leaves no actor on the request (the request log line's `actorId`).
+   */
+  override getAuthenticateOptions(): { property: typeof VERIFIED_TOKEN } {
+    return { property: VERIFIED_TOKEN };
+  }
+
   @Traced('AccessGuard.canActivate')
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: VerifiedToken | AuthenticatedUser }>();
+    const request = ctx.switchToHttp().getRequest<FastifyRequest & { [VERIFIED_TOKEN]?: VerifiedToken; user?: AuthenticatedUser }>();
     const route = this.routeAccess(ctx, request);
     if (route.isPublic) {
       throwIfRefused(request.body);
@@ -51,7 +63,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     }
 
     await super.canActivate(ctx);
-    const token = request.user as VerifiedToken;
+    const token = request[VERIFIED_TOKEN] as VerifiedToken;
     const required = route.byQuery.length === 0 ? route.required : [...route.required, ...requiredByQuery(route.byQuery, request.query)];
     const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
     if (!access || !access.activo) throw unauthenticated();

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { PinoLogger } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { requestLineLogger } from '../../src/observability/request-telemetry.js';
+import { TestApp } from '../support/test-app.js';
+
+/**
+ * The one `info` line of each request (docs/operations.md, "One info line per request"), read from
+ * the request line's logger of a listening application running with LOG_LEVEL=info; the lines are
+ * captured, not written. Requests go over real connections: fastify's inject ends its responses in
+ * a way the abandoned-request watch also takes for a client that went away.
+ */
+describe('the request log line', () => {
+  let t: TestApp;
+  let lines: Array<Record<string, unknown>>;
+  let port: number;
+
+  beforeAll(async () => {
+    ({ t } = await TestApp.withAdmin({ env: { LOG_LEVEL: 'info' } }));
+    const line = requestLineLogger(PinoLogger.root as Logger);
+    jest.spyOn(line, 'info').mockImplementation(((fields: Record<string, unknown>, msg: string) => {
+      lines.push({ ...fields, msg });
+    }) as never);
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  beforeEach(() => {
+    lines = [];
+  });
+  afterAll(() => t.close());
+
+  /** A request over a connection: its status, error code and the correlation id it was answered with. */
+  const call = async (method: string, path: string, token: string) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+    const body = res.status >= 400 ? ((await res.json()) as { code?: string }) : await res.text();
+    return {
+      status: res.status,
+      code: typeof body === 'object' ? body.code : undefined,
+      correlationId: res.headers.get('x-correlation-id') ?? undefined,
+    };
+  };
+  const lineOf = (correlationId: string | undefined) => {
+    const found = lines.filter((l) => l.correlationId === correlationId);
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+
+  it("names the authenticated caller as actorId, also when the caller lacks the route's permission (403)", async () => {
+    const consulta = await t.createUser('consulta');
+    const own = await call('GET', '/api/v1/auth/me', consulta.token);
+    expect(own.status).toBe(200);
+    expect(lineOf(own.correlationId)).toMatchObject({ msg: 'request completed', route: '/api/v1/auth/me', status: 200, actorId: consulta.id });
+    const denied = await call('GET', '/api/v1/users', consulta.token);
+    expect(denied).toMatchObject({ status: 403, code: 'permiso_denegado' });
+    expect(lineOf(denied.correlationId)).toMatchObject({ route: '/api/v1/users', status: 403, actorId: consulta.id });
+  });
+
+  it('has actorId null for a verified token whose session has ended (401 after logout)', async () => {
+    const user = await t.createUser('cajero');
+    expect((await call('POST', '/api/v1/auth/logout', user.token)).status).toBe(204);
+    const refused = await call('GET', '/api/v1/auth/me', user.token);
+    expect(refused).toMatchObject({ status: 401, code: 'no_autenticado' });
+    expect(lineOf(refused.correlationId)).toMatchObject({ msg: 'request completed', route: '/api/v1/auth/me', status: 401, actorId: null });
+  });
+
+  it('has actorId null for a verified token of a deactivated user (401)', async () => {
+    const user = await t.createUser('cajero');
+    await t.query('UPDATE users SET activo = $1 WHERE id = $2', [false, user.id]);
+    const refused = await call('GET', '/api/v1/auth/me', user.token);
+    expect(refused).toMatchObject({ status: 401, code: 'no_autenticado' });
+    expect(lineOf(refused.correlationId)).toMatchObject({ route: '/api/v1/auth/me', status: 401, actorId: null });
+  });
+});
