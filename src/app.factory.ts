@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
+import type { IncomingMessage } from 'node:http';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
@@ -29,6 +30,15 @@ const NO_STORE = 'no-store';
  */
 function mayBeCached(routeUrl: string | undefined): boolean {
   return routeUrl !== undefined && routeUrl !== '*' && !routeUrl.startsWith(API_PREFIX);
+}
+
+/**
+ * Whether a request breaks RFC 9112's rule that an HTTP/1.1 request carries a Host header (HTTP/1.0
+ * needs none). Node's server, which would refuse it with a bare 400, lets it through
+ * (`requireHostHeader: false`) for the service to answer.
+ */
+function lacksHost(raw: IncomingMessage): boolean {
+  return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined;
 }
 
 /**
@@ -65,7 +75,13 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     // Node's server must be created with it: set afterwards (as fastify's own option alone does), it
     // bounds only the headers, never a body
     requestTimeout: options.config.requestTimeoutMs,
-    http: { requestTimeout: options.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, options.config.requestTimeoutMs / 2) },
+    http: {
+      requestTimeout: options.config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(5_000, options.config.requestTimeoutMs / 2),
+      // an HTTP/1.1 request without Host reaches fastify, which answers it 400 in the problem shape
+      // (lacksHost): Node's own refusal was a bare 400 without the service's headers, log line or sample
+      requireHostHeader: false,
+    },
     // a path parameter of any length reaches its route's validation (400 after 401, or 404): the
     // router's own limit answered 414 before authentication, an answer the contract does not have.
     // Node's 16 KiB limit on the request head (431) bounds it first
@@ -105,6 +121,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
     if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);
+    if (lacksHost(request.raw)) {
+      done(new DomainError('validacion', 'Una solicitud HTTP/1.1 debe llevar el encabezado Host'));
+      return;
+    }
     if (adapter.closing) {
       // a request on a kept-alive connection after shutdown began: refused, and the connection closed
       reply.header('connection', 'close');

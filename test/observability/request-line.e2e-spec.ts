@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { connect } from 'node:net';
 import { PinoLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
+import { AppMetrics } from '../../src/observability/metrics.js';
 import { requestLineLogger } from '../../src/observability/request-telemetry.js';
 import { TestApp } from '../support/test-app.js';
 
@@ -69,5 +71,26 @@ describe('the request log line', () => {
     const refused = await call('GET', '/api/v1/auth/me', user.token);
     expect(refused).toMatchObject({ status: 401, code: 'no_autenticado' });
     expect(lineOf(refused.correlationId)).toMatchObject({ route: '/api/v1/auth/me', status: 401, actorId: null });
+  });
+
+  it('logs and measures an HTTP/1.1 request without Host, answered 400 by the service', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /api/v1/roles HTTP/1.1\r\nConnection: close\r\n\r\n'));
+      socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const correlationId = /^x-correlation-id: (.*)$/im.exec(answer)?.[1]?.trim();
+    expect(lineOf(correlationId)).toMatchObject({ msg: 'request completed', method: 'GET', route: '/api/v1/roles', status: 400, actorId: null });
+    const measured = await t.app.get(AppMetrics).httpDuration.get();
+    const sample = measured.values.find(
+      (v) =>
+        v.metricName === 'http_server_request_duration_seconds_count' &&
+        v.labels.http_route === '/api/v1/roles' &&
+        v.labels.http_response_status_code === 400,
+    );
+    expect(sample?.value).toBe(1);
   });
 });

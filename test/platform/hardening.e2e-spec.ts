@@ -151,5 +151,20 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(headerOf(answer, 'x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
       expect(bodyOf(answer)).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
     });
+
+    it('answers an HTTP/1.1 request without Host with a 400 problem document carrying the service headers', async () => {
+      const mine = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+      const answer = await rawExchange(port, `GET /health/live HTTP/1.1\r\nX-Correlation-Id: ${mine}\r\nConnection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(headerOf(answer, 'content-type')).toContain('application/problem+json');
+      expect(headerOf(answer, 'x-correlation-id')).toBe(mine);
+      expect(headerOf(answer, 'x-content-type-options')).toBe('nosniff');
+      expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion', instance: '/health/live', correlationId: mine });
+    });
+
+    it('serves an HTTP/1.0 request without Host, which needs none', async () => {
+      const answer = await rawExchange(port, 'GET /health/live HTTP/1.0\r\n\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    });
   });
 });
