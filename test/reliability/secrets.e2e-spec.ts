@@ -165,7 +165,15 @@ describe('secrets never leak into logs, audit metadata, security-event metadata 
           await restore();
         }
       }
-      expectStatus(await call(port, 'POST', '/api/v1/auth/logout', { token: login2.accessToken }), 204, 'logout');
+      // the password change ended login2's session: sign in again with the new password to sign out
+      const login3 = expectStatus(
+        await call(port, 'POST', '/api/v1/auth/login', { body: { username, password: newPassword } }),
+        200,
+        'login with the changed password',
+      );
+      keep('an access token of a later session', login3.accessToken);
+      keep('a refresh token of a later session', login3.refreshToken);
+      expectStatus(await call(port, 'POST', '/api/v1/auth/logout', { token: login3.accessToken }), 204, 'logout');
       await server.kill(); // flushes nothing more: everything written so far is in the capture
 
       const logs = server.output();
