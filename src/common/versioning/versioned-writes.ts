@@ -7,6 +7,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { RequestStore } from '../context/request-context.js';
 import { VersionConflictError } from './etag.interceptor.js';
 
+/** The column of the permission sets' own versions (users' overrides, roles' sets). */
+export const PERMISSION_SET_VERSION = 'permisos_version';
+
 /**
  * The write half of If-Match. Every change of a versioned resource's row goes through `update`:
  * `UPDATE … SET <changes>, version = version + 1 WHERE <key> [AND version = <the version the
@@ -18,9 +21,6 @@ import { VersionConflictError } from './etag.interceptor.js';
  * statement. A change that ends without writing (an idempotent repeat) is settled by
  * ETagInterceptor after its handler.
  */
-/** The column of the permission sets' own versions (users' overrides, roles' sets). */
-export const PERMISSION_SET_VERSION = 'permisos_version';
-
 @Injectable()
 export class VersionedWrites {
   constructor(
