@@ -19,8 +19,12 @@ export interface RawRequestContext extends IncomingMessage {
   clientIp?: string;
   /** the matched route's template (`/api/v1/users/:id`), when a route matched */
   routeUrl?: string;
-  /** not received whole within REQUEST_TIMEOUT_MS: answered 408 below fastify (sendClientError) */
-  timedOut?: boolean;
+  /**
+   * the status answered below fastify (sendClientError) while the request was unfinished: 408 when
+   * it was not received whole within REQUEST_TIMEOUT_MS, 400 when its body broke the HTTP framing
+   * (a bad chunk, an unsupported Transfer-Encoding)
+   */
+  answeredBelow?: number;
 }
 
 /** How the request context (CLS) is opened for each request: what it records from the raw request. */

@@ -76,8 +76,9 @@ export function registerRequestTelemetry(fastify: FastifyInstance, metrics: AppM
 /**
  * Called by createApp's first onRequest hook: when the response closes unfinished — its connection
  * ended before the answer was written — records the request once: a client that gave up (status
- * 499, with the time it waited, so the slowest requests stay in the latency histogram) or one whose
- * body never arrived (408, answered by sendClientError). The work of an abandoned request may
+ * 499, with the time it waited, so the slowest requests stay in the latency histogram), one whose
+ * body never arrived (408, answered by sendClientError) or one whose body broke the HTTP framing
+ * (400, answered by sendClientError). The work of an abandoned request may
  * still finish after it (a change commits, with its audit events under the same correlation id);
  * its answer then goes nowhere and fastify's onResponse never runs. Watched on the response, not
  * with fastify's onRequestAbort hook, which misses a client that hangs up after sending its whole
@@ -88,7 +89,9 @@ export function watchAbandoned(metrics: AppMetrics, request: FastifyRequest, rep
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     const waited = performance.now() - started;
-    if ((request.raw as RawRequestContext).timedOut) recordRequest(metrics, request, 408, waited, 'request timed out');
+    const answered = (request.raw as RawRequestContext).answeredBelow;
+    if (answered === 408) recordRequest(metrics, request, 408, waited, 'request timed out');
+    else if (answered !== undefined) recordRequest(metrics, request, answered, waited, 'request refused: malformed HTTP framing');
     else recordRequest(metrics, request, CLIENT_CLOSED_REQUEST, waited, 'request aborted by the client');
   });
 }

@@ -127,6 +127,34 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
     expect(JSON.parse(answer.body)).toMatchObject({ status: 417, instance: '/api/v1/roles', correlationId: mine });
   });
 
+  it('logs and measures a body that breaks the HTTP framing as the 400 it was answered, not as a client that went away', async () => {
+    const port = server!.port;
+    const badChunk = 'd1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6';
+    const answer = await stall(
+      port,
+      `POST /api/v1/admin/rubros HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: ${badChunk}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`,
+      5_000,
+    );
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'validacion', correlationId: badChunk });
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !line; i++) {
+      line = server!
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes(badChunk))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => typeof l.status === 'number');
+      if (!line) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(line).toMatchObject({ msg: 'request refused: malformed HTTP framing', method: 'POST', route: '/api/v1/admin/rubros', status: 400 });
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="POST",http_route="\/api\/v1\/admin\/rubros",http_response_status_code="400"\} 1$/m,
+    );
+    expect(metrics).not.toMatch(/http_route="\/api\/v1\/admin\/rubros",http_response_status_code="499"/);
+  });
+
   it('logs and measures a request whose client goes away (499) and one fastify refuses before routing', async () => {
     const port = server!.port;
     const gone = 'c3a9a0f2-6f0e-4c59-9d1e-3b7f1c2d4e5a';

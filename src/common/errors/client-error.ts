@@ -23,17 +23,19 @@ export interface SocketWithRequest {
 export function sendClientError(error: Error & { code?: string }, socket: Duplex, securityHeaders: Readonly<Record<string, string>>): void {
   // a reset connection has nobody to answer
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // a request fastify began whose body never arrived: its answer carries the request's correlation
-  // id and path, and its log line and sample say 408 (request telemetry)
+  // a request fastify began whose body never arrived whole: its answer carries the request's
+  // correlation id and path
   const inFlight = (socket as SocketWithRequest)[IN_FLIGHT];
   const unfinished = inFlight && !inFlight.complete ? inFlight : undefined;
-  if (unfinished && error.code === 'ERR_HTTP_REQUEST_TIMEOUT') unfinished.timedOut = true;
   const [status, detail] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Los encabezados de la solicitud son demasiado grandes']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'La solicitud no se completó a tiempo']
         : [400, 'La solicitud HTTP está mal formada'];
+  // its log line and sample say what was answered, not a client that gave up (request telemetry);
+  // a connection that ended in the middle of the body is a client that gave up (499)
+  if (unfinished && error.code !== 'HPE_INVALID_EOF_STATE') unfinished.answeredBelow = status;
   const { headers, body } = rawProblem(status, detail, unfinished?.url ?? '', unfinished?.correlationId ?? randomUUID(), securityHeaders);
   if (socket.writable) {
     const head = Object.entries(headers)
