@@ -15,8 +15,12 @@ import { PERMISSIONS } from '../auth/permissions.js';
 
 const BAD_CODE = 'Validation failure (`validacion`), a `{codigo}` that does not match `^[a-z][a-z0-9_]*$` included.';
 
-const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>): VersionedResource<RolesService, string> => ({
+const byCodigo = (
+  read: (roles: RolesService, codigo: string) => Promise<object>,
+  versionColumn?: string,
+): VersionedResource<RolesService, string> => ({
   table: 'roles',
+  versionColumn,
   column: 'codigo',
   param: 'codigo',
   parse: (raw) => (isRoleCode(raw) ? raw : undefined),
@@ -26,7 +30,7 @@ const byCodigo = (read: (roles: RolesService, codigo: string) => Promise<object>
 /** If-Match of a role's changes: the role's row version; the representation of GET /roles/{codigo}. */
 const ROLE = byCodigo((s, codigo) => s.get(codigo));
 /** If-Match of the set's replacement: the set's own version; the representation of GET /roles/{codigo}/permisos. */
-const ROLE_PERMISOS = { ...byCodigo((s, codigo) => s.permissionsOf(codigo)), versionColumn: PERMISSION_SET_VERSION };
+const ROLE_PERMISOS = byCodigo((s, codigo) => s.permissionsOf(codigo), PERMISSION_SET_VERSION);
 
 /** Reads need `administracion:roles:ver`, writes `administracion:roles:gestionar` (each route says which). */
 @ApiTags('roles')

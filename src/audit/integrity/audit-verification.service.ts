@@ -254,6 +254,7 @@ export class AuditVerifier {
     // an event of a removed seal is covered by no seal: not proof that it was inserted, but no
     // longer verifiable either; the break of the chain names it
     const orphanOf = (id: number) => gaps.find((g) => id <= g.upTo && (id > g.afterUpTo || rangesContain(g.afterPending, id)));
+    let gap: ChainGap | undefined;
     let events = 0;
     let unsealed = 0;
     let p = 0;
@@ -330,8 +331,8 @@ export class AuditVerifier {
           state.digest.add(id, hash);
           state.remaining--;
           if (rowTag(hash) !== coveredTags[at]) mismatched.push({ id, tag: rowTag(hash), seal: s });
-        } else if (sealedHistory && orphanOf(id)) {
-          orphanOf(id)!.orphans.push(id);
+        } else if (sealedHistory && (gap = orphanOf(id))) {
+          gap.orphans.push(id);
         } else if (sealedHistory) {
           byId.set(id, {
             kind: 'inserted',
