@@ -1,7 +1,7 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AppModule, type AppModuleOptions } from './app.module.js';
@@ -16,7 +16,7 @@ import { setupSwagger } from './common/swagger/swagger.js';
 import { ETagInterceptor } from './common/versioning/etag.interceptor.js';
 import { BODY_LIMIT_BYTES, limitAuthBodies, replaceJsonParser } from './common/validation/json-body.js';
 import { AppMetrics } from './observability/metrics.js';
-import { recordFrameworkError, registerRequestTelemetry, watchAbandoned } from './observability/request-telemetry.js';
+import { recordFrameworkError, recordRefusedRequest, registerRequestTelemetry, watchAbandoned } from './observability/request-telemetry.js';
 
 /** Answers of the API carry tokens, temporary passwords and user data: never kept by a browser or proxy cache. */
 const API_PREFIX = '/api/v1';
@@ -103,7 +103,11 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     },
     // what Node's HTTP parser refuses before there is a request (a garbage request line, headers
     // over the size limit): the contract's problem document with a correlation id, not Node's text
-    clientErrorHandler: (error: Error & { code?: string }, socket) => sendClientError(error, socket, security),
+    clientErrorHandler: function (this: FastifyInstance, error: Error & { code?: string }, socket) {
+      // a 408 before the headers ended waited at least Node's limit on them
+      const waited = (status: number) => (status === 408 ? this.server.headersTimeout : 0);
+      sendClientError(error, socket, security, (status, id) => recordRefusedRequest(metrics, status, id, waited(status)));
+    },
   });
   limitAuthBodies(adapter.getInstance());
 

@@ -42,24 +42,52 @@ export const CLIENT_CLOSED_REQUEST = 499;
  */
 function recordRequest(metrics: AppMetrics, request: FastifyRequest, status: number, ms: number, message: string): void {
   const route = request.routeOptions.url;
+  const actorId = (request as unknown as RequestWithActor).user?.userId ?? null;
+  record(metrics, { method: request.method, route: route ?? null, status, ms, correlationId: request.id, actorId }, message);
+}
+
+interface RequestLine {
+  method: string | null;
+  route: string | null;
+  status: number;
+  ms: number;
+  correlationId: string;
+  actorId: number | null;
+}
+
+/** OpenTelemetry's method label for a request whose method is unknown. */
+const OTHER_METHOD = '_OTHER';
+
+function record(metrics: AppMetrics, line: RequestLine, message: string): void {
+  const { method, route, status, ms } = line;
   metrics.httpDuration.observe(
-    { http_request_method: request.method, http_route: route ?? UNMATCHED_ROUTE, http_response_status_code: status },
+    { http_request_method: method ?? OTHER_METHOD, http_route: route ?? UNMATCHED_ROUTE, http_response_status_code: status },
     ms / 1000,
   );
   const root = PinoLogger.root as Logger | undefined;
   if (root?.isLevelEnabled('info') && !(route && QUIET.test(route))) {
     requestLineLogger(root).info(
-      {
-        correlationId: request.id,
-        method: request.method,
-        route: route ?? null,
-        status,
-        durationMs: Math.round(ms * 100) / 100,
-        actorId: (request as unknown as RequestWithActor).user?.userId ?? null,
-      },
+      { correlationId: line.correlationId, method, route, status, durationMs: Math.round(ms * 100) / 100, actorId: line.actorId },
       message,
     );
   }
+}
+
+const REFUSED_MESSAGES: Readonly<Record<number, string>> = {
+  408: 'request timed out',
+  431: 'request refused: headers too large',
+};
+
+/**
+ * Records what Node's HTTP parser refused before fastify had a request (a garbage request line,
+ * headers over the size limit or never finished, a conflicting Content-Length and
+ * Transfer-Encoding), answered by sendClientError: its line has no method, route or actor, and its
+ * sample the labels `_OTHER` and `unmatched`. `waitedMs` is what is known of its duration: the
+ * headers' time limit for a 408, none for the others, answered as soon as they were read.
+ */
+export function recordRefusedRequest(metrics: AppMetrics, status: number, correlationId: string, waitedMs: number): void {
+  const message = REFUSED_MESSAGES[status] ?? 'request refused: malformed HTTP request';
+  record(metrics, { method: null, route: null, status, ms: waitedMs, correlationId, actorId: null }, message);
 }
 
 /**

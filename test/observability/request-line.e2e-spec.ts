@@ -73,14 +73,18 @@ describe('the request log line', () => {
     expect(lineOf(refused.correlationId)).toMatchObject({ route: '/api/v1/auth/me', status: 401, actorId: null });
   });
 
-  it('logs and measures an HTTP/1.1 request without Host, answered 400 by the service', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
+  /** Writes `request` on a new connection and resolves with everything answered until the server closes it. */
+  const rawExchange = (request: string) =>
+    new Promise<string>((resolve, reject) => {
       let received = '';
-      const socket = connect(port, '127.0.0.1', () => socket.write('GET /api/v1/roles HTTP/1.1\r\nConnection: close\r\n\r\n'));
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
       socket.on('data', (chunk) => (received += chunk.toString('utf8')));
       socket.on('close', () => resolve(received));
       socket.on('error', reject);
     });
+
+  it('logs and measures an HTTP/1.1 request without Host, answered 400 by the service', async () => {
+    const answer = await rawExchange('GET /api/v1/roles HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     const correlationId = /^x-correlation-id: (.*)$/im.exec(answer)?.[1]?.trim();
     expect(lineOf(correlationId)).toMatchObject({ msg: 'request completed', method: 'GET', route: '/api/v1/roles', status: 400, actorId: null });
@@ -92,5 +96,39 @@ describe('the request log line', () => {
         v.labels.http_response_status_code === 400,
     );
     expect(sample?.value).toBe(1);
+  });
+
+  it("logs and measures what Node's parser refuses before there is a request: no method, route or actor", async () => {
+    const refused = [
+      { request: 'THIS IS NOT HTTP\r\n\r\n', status: 400, msg: 'request refused: malformed HTTP request' },
+      {
+        request: `GET /api/v1/roles HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`,
+        status: 431,
+        msg: 'request refused: headers too large',
+      },
+      {
+        request: 'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        status: 400,
+        msg: 'request refused: malformed HTTP request',
+      },
+    ];
+    const before = await t.app.get(AppMetrics).httpDuration.get();
+    const countOf = (measured: typeof before, status: number) =>
+      measured.values.find(
+        (v) =>
+          v.metricName === 'http_server_request_duration_seconds_count' &&
+          v.labels.http_request_method === '_OTHER' &&
+          v.labels.http_route === 'unmatched' &&
+          v.labels.http_response_status_code === status,
+      )?.value ?? 0;
+    for (const { request, status, msg } of refused) {
+      const answer = await rawExchange(request);
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      const correlationId = /^x-correlation-id: (.*)$/im.exec(answer)?.[1]?.trim();
+      expect(lineOf(correlationId)).toEqual({ correlationId, msg, method: null, route: null, status, durationMs: 0, actorId: null });
+    }
+    const after = await t.app.get(AppMetrics).httpDuration.get();
+    expect(countOf(after, 400) - countOf(before, 400)).toBe(2);
+    expect(countOf(after, 431) - countOf(before, 431)).toBe(1);
   });
 });

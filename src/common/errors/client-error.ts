@@ -20,7 +20,12 @@ export interface SocketWithRequest {
  * straight to the socket (there is no request or reply object yet), then the connection is closed
  * since what follows on it cannot be trusted.
  */
-export function sendClientError(error: Error & { code?: string }, socket: Duplex, securityHeaders: Readonly<Record<string, string>>): void {
+export function sendClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  securityHeaders: Readonly<Record<string, string>>,
+  recordRefused: (status: number, correlationId: string) => void,
+): void {
   // a reset connection has nobody to answer
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // a request fastify began whose body never arrived whole: its answer carries the request's
@@ -36,7 +41,10 @@ export function sendClientError(error: Error & { code?: string }, socket: Duplex
   // its log line and sample say what was answered, not a client that gave up (request telemetry);
   // a connection that ended in the middle of the body is a client that gave up (499)
   if (unfinished && error.code !== 'HPE_INVALID_EOF_STATE') unfinished.answeredBelow = status;
-  const { headers, body } = rawProblem(status, detail, unfinished?.url ?? '', unfinished?.correlationId ?? randomUUID(), securityHeaders);
+  const correlationId = unfinished?.correlationId ?? randomUUID();
+  // one refused before fastify had a request has no hook to record it: recorded here
+  if (!unfinished) recordRefused(status, correlationId);
+  const { headers, body } = rawProblem(status, detail, unfinished?.url ?? '', correlationId, securityHeaders);
   if (socket.writable) {
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
