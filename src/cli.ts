@@ -41,7 +41,7 @@ const USAGE = `usage: node dist/src/cli.js <command>
   openapi [--out <file>]       write the OpenAPI document (default: openapi.json at the repository root)
   admin:reset-password <user>  give a user a temporary password, printed once (audited with actor "system")
 
-exit codes: 0 done, 1 failed, 2 integrity alert, 64 usage, 75 job busy (another instance runs it), 78 bad configuration`;
+exit codes: 0 done, 1 failed, 2 alert (inconsistency found, or a partition month left uncovered), 64 usage, 75 job busy (another instance runs it), 78 bad configuration`;
 
 const JOBS: Record<MaintenanceJobName, (app: INestApplicationContext) => Promise<JobResult>> = {
   'partition-manager': (app) => app.get(PartitionManagerService).run(),

@@ -82,6 +82,29 @@ describe('scheduled maintenance jobs', () => {
       expect(again.details!.created).toEqual({ audit_events: 0, security_events: 0 });
       expect({ a: await partitionNames(t, 'audit_events'), s: await partitionNames(t, 'security_events') }).toEqual(before);
     });
+    it("reports alert, naming the month, while a table detached by hand keeps that month's partition name", async () => {
+      // a detached partition is a PostgreSQL table that keeps its name; SQL Server's partitions have no name to keep
+      if (t.engine !== 'postgres') return;
+      const month = monthStart(NOW, 2);
+      const name = `audit_events_p${monthLabel(month).replace('-', '_')}`;
+      await partitionManager();
+      await t.query(`ALTER TABLE audit_events DETACH PARTITION ${name}`);
+      try {
+        const alert = await partitionManager();
+        expect(alert).toMatchObject({
+          status: 'alert',
+          details: { created: { audit_events: 0, security_events: 0 }, uncovered: { audit_events: [monthLabel(month)] } },
+        });
+        expect(alert.details!.uncovered).not.toHaveProperty('security_events');
+        // once the detached table has another name, the next run repairs the month
+        await t.query(`ALTER TABLE ${name} RENAME TO ${name}_archived`);
+        const repaired = await partitionManager();
+        expect(repaired).toMatchObject({ status: 'ok', details: { created: { audit_events: 1, security_events: 0 } } });
+        expect(repaired.details).not.toHaveProperty('uncovered');
+      } finally {
+        await t.query(`DROP TABLE IF EXISTS ${name}_archived`);
+      }
+    });
   });
 
   describe('job lock', () => {

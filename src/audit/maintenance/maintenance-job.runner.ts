@@ -9,8 +9,8 @@ import { AppMetrics } from '../../observability/metrics.js';
 export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check' | 'audit-seal';
 
 /**
- * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (integrity
- * check); `busy`: another instance holds the job's lock, nothing was done; `failed`: an error.
+ * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (the integrity
+ * check, or a month the partition manager could not cover); `busy`: another instance holds the job's lock, nothing was done; `failed`: an error.
  */
 export type JobStatus = 'ok' | 'alert' | 'busy' | 'failed';
 
