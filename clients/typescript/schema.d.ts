@@ -695,7 +695,7 @@ export interface paths {
         };
         /**
          * Find a point of sale by medio and AFIP number
-         * @description The point of sale (active or not) with that `numeroAFIP` in that medio, or 404.
+         * @description The point of sale (active or not) with that `numeroAFIP` in that medio, or 404; its `ETag` is the one `GET /admin/puntos-de-venta/{id}` answers.
          *
          *     Required permission: `administracion:puntos_de_venta:gestionar`.
          */
@@ -7162,6 +7162,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };

@@ -180,6 +180,19 @@ describe('puntos de venta', () => {
     const res = await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 555 } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(pdv);
+    // the lookup's ETag is the point of sale's own: a change can carry it as If-Match
+    const byId = await t.get(`${BASE}/${pdv.id}`, { token: admin });
+    expect(res.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(res.headers.etag).toBe(byId.headers.etag);
+    const changed = await t.put(
+      `${BASE}/${pdv.id}`,
+      { numeroAFIP: 555, nombre: 'Renombrado', domicilio: 'Otra calle' },
+      { token: admin, headers: { 'if-match': res.headers.etag } },
+    );
+    expect(changed.status).toBe(200);
+    const again = await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 555 } });
+    expect(again.headers.etag).toBe(changed.headers.etag);
+    expect(again.headers.etag).not.toBe(res.headers.etag);
   });
 
   it('answers 404 no_encontrado for a lookup that matches nothing', async () => {

@@ -59,10 +59,12 @@ export class PuntosDeVentaController {
 
   // declared before ':id' so the static segment is never read as an id
   @Get('puntos-de-venta/lookup')
+  @Versioned(PUNTO_DE_VENTA)
   @ApiOperation({
     operationId: 'lookupPuntoDeVenta',
     summary: 'Find a point of sale by medio and AFIP number',
-    description: 'The point of sale (active or not) with that `numeroAFIP` in that medio, or 404.',
+    description:
+      'The point of sale (active or not) with that `numeroAFIP` in that medio, or 404; its `ETag` is the one `GET /admin/puntos-de-venta/{id}` answers.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors(400, 404)
