@@ -187,7 +187,7 @@ describe('puntos de venta', () => {
     const changed = await t.put(
       `${BASE}/${pdv.id}`,
       { numeroAFIP: 555, nombre: 'Renombrado', domicilio: 'Otra calle' },
-      { token: admin, headers: { 'if-match': res.headers.etag } },
+      { token: admin, headers: { 'if-match': String(res.headers.etag) } },
     );
     expect(changed.status).toBe(200);
     const again = await t.get(`${BASE}/lookup`, { token: admin, query: { medioId: medio.id, numeroAFIP: 555 } });
