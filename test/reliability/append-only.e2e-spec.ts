@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { PartitionManagerService } from '../../src/audit/maintenance/partition-manager.service.js';
 import { RetentionService } from '../../src/audit/maintenance/retention.service.js';
+import { dialectFor } from '../../src/database/dialects/index.js';
 import { onlyOn } from '../support/test-app.js';
 import { recordFigures } from './support/figures.js';
 import { APP_ROLE, ReliabilityApp } from './support/reliability-app.js';
@@ -55,6 +56,15 @@ describe('append-only audit store: what the service role may and may not do', ()
     const [row] = await r.t.db.query('SELECT current_user AS role, session_user AS login');
     expect(row.role).toBe(APP_ROLE);
     expect(row.login).not.toBe(APP_ROLE);
+  });
+
+  itPg('warns at start of a login that may change the append-only tables, and not of the restricted role', async () => {
+    const dialect = dialectFor(r.t.engine);
+    expect(await dialect.prerequisiteProblems(r.t.db)).toEqual([]);
+    const problems = await dialect.prerequisiteProblems(r.owner);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('may change or delete rows of audit_events, security_events, audit_seals, audit_verifications');
+    expect(problems[0]).toContain('DATABASE_APP_ROLE=medios_app');
   });
 
   itPg('lets the service INSERT and SELECT audit and security events', async () => {

@@ -142,13 +142,29 @@ SELECT @result AS result;`);
 
   describe('catalog checks', () => {
     it('reports READ_COMMITTED_SNAPSHOT off as a prerequisite problem, and nothing when it is on', async () => {
-      const off = fakeDb([[{ rcsi: 0 }]]);
+      const off = fakeDb([[{ rcsi: 0 }], []]);
       const problems = await dialect.prerequisiteProblems(off.db);
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(/^READ_COMMITTED_SNAPSHOT is OFF/);
       expect(off.calls[0]!.sql).toContain('is_read_committed_snapshot_on');
       expect(off.calls[0]!.sql).toContain('WHERE database_id = DB_ID()');
-      expect(await dialect.prerequisiteProblems(fakeDb([[{ rcsi: 1 }]]).db)).toEqual([]);
+      expect(await dialect.prerequisiteProblems(fakeDb([[{ rcsi: 1 }], []]).db)).toEqual([]);
+    });
+
+    it("reports a login that may UPDATE or DELETE the append-only tables (db_owner skips the role's DENYs)", async () => {
+      const owner = fakeDb([[{ rcsi: 1 }], [{ name: 'audit_events' }, { name: 'audit_seals' }]]);
+      const problems = await dialect.prerequisiteProblems(owner.db);
+      expect(problems).toEqual([expect.stringContaining('may change or delete rows of audit_events, audit_seals')]);
+      expect(problems[0]).toContain('medios_app_role only, not of db_owner nor sysadmin');
+      const check = owner.calls[1]!;
+      expect(check.sql).toContain("HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'UPDATE') = 1");
+      expect(check.sql).toContain("HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'DELETE') = 1");
+      expect(check.parameters.map((p) => (p as MssqlParameter).value)).toEqual([
+        'audit_events',
+        'security_events',
+        'audit_seals',
+        'audit_verifications',
+      ]);
     });
 
     it('reads system versioning from sys.tables temporal_type and history_table_id', async () => {

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { type DataSource, type DataSourceOptions, type EntityManager, MssqlParameter } from 'typeorm';
 import { parseDatabaseUrl } from '../database-url.js';
 import {
+  APPEND_ONLY_TABLES,
+  appendOnlyProblem,
   assertIdentifier,
   type AuditPageQuery,
   type ConnectionSettings,
@@ -294,14 +296,36 @@ ORDER BY e.occurred_at DESC, e.id DESC`;
    * write" transactions deadlock each other under concurrent requests (the victims are answered 503).
    */
   async prerequisiteProblems(db: Queryable): Promise<string[]> {
+    const problems: string[] = [];
     const rows: Array<{ rcsi: number }> = await db.query(
       'SELECT CAST(is_read_committed_snapshot_on AS int) AS rcsi FROM sys.databases WHERE database_id = DB_ID()',
     );
-    if (Number(rows[0]?.rcsi) === 1) return [];
-    return [
-      'READ_COMMITTED_SNAPSHOT is OFF on this database: concurrent requests that read, then write will deadlock ' +
-        'and be answered 503. Turn it on (ALTER DATABASE … SET READ_COMMITTED_SNAPSHOT ON WITH ROLLBACK IMMEDIATE; docs/sqlserver.md, step 2)',
-    ];
+    if (Number(rows[0]?.rcsi) !== 1) {
+      problems.push(
+        'READ_COMMITTED_SNAPSHOT is OFF on this database: concurrent requests that read, then write will deadlock ' +
+          'and be answered 503. Turn it on (ALTER DATABASE … SET READ_COMMITTED_SNAPSHOT ON WITH ROLLBACK IMMEDIATE; docs/sqlserver.md, step 2)',
+      );
+    }
+    // the login's effective permissions: members of db_owner or sysadmin skip the role's DENYs
+    const { values, parameters } = tableList(APPEND_ONLY_TABLES);
+    const writable: Array<{ name: string }> = await db.query(
+      `SELECT n.name
+         FROM (VALUES ${values}) AS n(ord, name)
+        WHERE OBJECT_ID(N'dbo.' + QUOTENAME(n.name)) IS NOT NULL
+          AND (HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'UPDATE') = 1
+               OR HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'DELETE') = 1)
+        ORDER BY n.ord`,
+      parameters,
+    );
+    if (writable.length) {
+      problems.push(
+        appendOnlyProblem(
+          writable.map((r) => r.name),
+          'a login whose user is a member of medios_app_role only, not of db_owner nor sysadmin; docs/sqlserver.md, steps 3 and 6',
+        ),
+      );
+    }
+    return problems;
   }
 
   async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import {
+  APPEND_ONLY_TABLES,
+  appendOnlyProblem,
   assertIdentifier,
   type AuditPageQuery,
   type ConnectionSettings,
@@ -207,8 +209,23 @@ LIMIT ${param(q.rows)}`;
   }
 
   /** PostgreSQL's readers never block writers, and no database option changes that. */
-  async prerequisiteProblems(): Promise<string[]> {
-    return [];
+  async prerequisiteProblems(db: Queryable): Promise<string[]> {
+    // privileges of the role the session runs as: DATABASE_APP_ROLE's when the pool switches to it
+    const rows: Array<{ name: string }> = await db.query(
+      `SELECT t.name FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
+        WHERE to_regclass(t.name) IS NOT NULL
+          AND (has_table_privilege(t.name, 'UPDATE') OR has_table_privilege(t.name, 'DELETE') OR has_table_privilege(t.name, 'TRUNCATE'))
+        ORDER BY t.ord`,
+      [APPEND_ONLY_TABLES],
+    );
+    return rows.length
+      ? [
+          appendOnlyProblem(
+            rows.map((r) => r.name),
+            'set DATABASE_APP_ROLE=medios_app; docs/operations.md',
+          ),
+        ]
+      : [];
   }
 
   async versioningState(db: Queryable, tables: readonly string[]): Promise<VersioningState[]> {

@@ -29,6 +29,22 @@ export interface ConnectionSettings {
 /** The two append-only event stores, partitioned monthly by occurred_at (UTC). */
 export type EventStore = 'audit_events' | 'security_events';
 
+/**
+ * The tables the service may only add rows to: the event stores and the seals that make them
+ * tamper-evident, with the verifications of those seals. The restricted role (DATABASE_APP_ROLE on
+ * PostgreSQL, `medios_app_role` on SQL Server) lacks UPDATE and DELETE on them; a login that has
+ * them anyway (a table owner, `db_owner`, `sysadmin`) is reported at start.
+ */
+export const APPEND_ONLY_TABLES = ['audit_events', 'security_events', 'audit_seals', 'audit_verifications'] as const;
+
+/** The start warning for a service login that may change or remove rows of the append-only tables. */
+export function appendOnlyProblem(tables: readonly string[], remedy: string): string {
+  return (
+    `the service's database login may change or delete rows of ${tables.join(', ')}: the audit trail is ` +
+    `append-only only while the service connects with the restricted role (${remedy})`
+  );
+}
+
 /** A statement with its parameters in the engine's own placeholder style. */
 export interface SqlStatement {
   sql: string;
@@ -202,8 +218,9 @@ export interface SqlDialect {
 
   /**
    * The database settings the service relies on that are not as it needs them, each as a sentence
-   * for the operator (empty when all are). Reported at start as warnings: a database without them
-   * still serves, with the failures each sentence names.
+   * for the operator (empty when all are): on both engines, a service login that may change or
+   * delete rows of the append-only tables (APPEND_ONLY_TABLES). Reported at start as warnings: a
+   * database without them still serves, with the failures each sentence names.
    */
   prerequisiteProblems(db: Queryable): Promise<string[]>;
 
