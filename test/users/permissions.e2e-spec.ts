@@ -106,8 +106,17 @@ describe('user permissions', () => {
 
     it('rejects a body without both lists, or with non-string items, with 400', async () => {
       const user = await createViaApi('cajero');
-      expectProblem(await t.put(`/api/v1/users/${user.id}/permisos/overrides`, { granted: [] }, { token: admin }), 400, 'validacion');
-      expectProblem(await t.put(`/api/v1/users/${user.id}/permisos/overrides`, { granted: [1], denied: [] }, { token: admin }), 400, 'validacion');
+      const missing = await t.put(`/api/v1/users/${user.id}/permisos/overrides`, { granted: [] }, { token: admin });
+      expectProblem(missing, 400, 'validacion');
+      // a missing list breaks the list rule alone; a wrong item is named by its path
+      expect(missing.body.errors).toEqual([{ field: 'denied', code: 'isArray', message: 'denied debe ser una lista' }]);
+      const wrongItem = await t.put(
+        `/api/v1/users/${user.id}/permisos/overrides`,
+        { granted: [], denied: ['catalogo:rubros:gestionar', true] },
+        { token: admin },
+      );
+      expectProblem(wrongItem, 400, 'validacion');
+      expect(wrongItem.body.errors).toEqual([{ field: 'denied[1]', code: 'isString', message: 'denied[1] debe ser un texto' }]);
     });
 
     it('answers 404 for a missing user', async () => {

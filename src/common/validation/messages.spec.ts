@@ -55,6 +55,7 @@ class Everything {
   @IsDefined() requerido: unknown = undefined;
   @IsObject() objeto: unknown = 'x';
   @IsString({ each: true }) permisos: unknown = ['a', 2];
+  @MaxLength(2, { each: true }) cortos: unknown = ['ab', 'abc'];
   @ValidateNested() @Type(() => Inner) anidado: unknown = 'x';
   @IsString({ message: 'mensaje propio' }) propio: unknown = 1;
 }
@@ -83,7 +84,8 @@ describe('fieldMessage: class-validator defaults in Spanish', () => {
       'codigo:matches': 'codigo no tiene el formato esperado',
       'requerido:isDefined': 'requerido es obligatorio',
       'objeto:isObject': 'objeto debe ser un objeto',
-      'permisos:isString': 'cada elemento de permisos debe ser un texto',
+      'permisos[1]:isString': 'permisos[1] debe ser un texto',
+      'cortos:maxLength': 'cada elemento de cortos debe tener como máximo 2 caracteres',
       'anidado:nestedValidation': 'anidado debe ser un objeto o una lista',
       'propio:isString': 'mensaje propio',
       'sobrante:whitelistValidation': 'sobrante no es un campo admitido',

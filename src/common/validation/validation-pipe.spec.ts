@@ -39,6 +39,13 @@ class RulesDto {
   granted!: string[];
 }
 
+class CodesDto {
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsString({ each: true })
+  permisos!: string[];
+}
+
 /** The application's one validation pipe: what it passes through, converts and refuses. */
 describe('createValidationPipe', () => {
   const pipe = createValidationPipe();
@@ -86,6 +93,23 @@ describe('createValidationPipe', () => {
       { field: 'password', code: 'maxBytes', message: 'password debe ocupar como máximo 72 bytes en UTF-8' },
       { field: 'pageSize', code: 'min', message: 'pageSize no puede ser menor que 1' },
     ]);
+  });
+
+  it('names each item of a list that breaks its type rule by its path, and a value that is no list by the list rule alone', async () => {
+    const errorsOf = async (body: object) =>
+      ((await pipe.transform(body, { type: 'body', metatype: CodesDto }).catch((err: unknown) => err)) as ValidationFailedError).errors;
+    expect(await errorsOf({ permisos: ['a', 5, true] })).toEqual([
+      { field: 'permisos[1]', code: 'isString', message: 'permisos[1] debe ser un texto' },
+      { field: 'permisos[2]', code: 'isString', message: 'permisos[2] debe ser un texto' },
+    ]);
+    // the list's own size is still measured: its items were of the wrong type, not the list
+    expect((await errorsOf({ permisos: ['a', 'b', 'c', 4] }))!.map((e) => `${e.field}:${e.code}`)).toEqual([
+      'permisos:arrayMaxSize',
+      'permisos[3]:isString',
+    ]);
+    for (const body of [{}, { permisos: null }, { permisos: 'a' }]) {
+      expect(await errorsOf(body)).toEqual([{ field: 'permisos', code: 'isArray', message: 'permisos debe ser una lista' }]);
+    }
   });
 
   it('validates a DTO class: unknown fields and wrong types are 400, a valid body becomes an instance', async () => {

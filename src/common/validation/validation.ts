@@ -9,14 +9,44 @@ const IMMUTABLE = 'campo_inmutable';
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const failed = Object.entries(e.constraints ?? {});
+    const all = Object.entries(e.constraints ?? {});
+    // a rule of every item (`each: true`) names the items that break it; on a value that is no
+    // list (missing, null, a string) the list's own rule (isArray) is the one to report
+    const forItems = all.filter(([, message]) => message.startsWith(EACH));
+    const failed = all.filter(([, message]) => !message.startsWith(EACH));
+    const items =
+      Array.isArray(e.value) || failed.length === 0 ? forItems.flatMap(([code, message]) => itemErrors(field, e.value, code, message)) : [];
     // a value of the wrong type (or none) breaks its type rule; its size or range is not measured
     const wrongType = failed.some(([code]) => TYPE_RULES.has(code));
     const own = failed
       .filter(([code]) => !(wrongType && MEASURE_RULES.has(code)))
       .map(([code, message]) => ({ field, code, message: fieldMessage(code, message) }));
-    return [...own, ...toFieldErrors(e.children ?? [], field)];
+    return [...own, ...items, ...toFieldErrors(e.children ?? [], field)];
   });
+}
+
+/** The prefix class-validator gives the default message of a rule applied to every item of a list. */
+const EACH = 'each value in ';
+
+/** Type rules whose items can be told apart here, so each offending item is named by its path. */
+const ITEM_TYPES: Readonly<Record<string, (item: unknown) => boolean>> = {
+  isString: (item) => typeof item === 'string',
+  isInt: (item) => Number.isInteger(item),
+  isBoolean: (item) => typeof item === 'boolean',
+};
+
+/**
+ * The errors of a rule applied to every item of `list`: one per offending item (`permisos[2]`)
+ * when the rule is a type rule of ITEM_TYPES, else one for the list.
+ */
+function itemErrors(field: string, list: unknown, code: string, message: string): FieldError[] {
+  const accepts = ITEM_TYPES[code];
+  if (!accepts || !Array.isArray(list)) return [{ field, code, message: fieldMessage(code, message) }];
+  const subject = /^each value in (\S+)/.exec(message)?.[0] ?? '';
+  const named = list.flatMap((item, i) =>
+    accepts(item) ? [] : [{ field: `${field}[${i}]`, code, message: fieldMessage(code, `${field}[${i}]${message.slice(subject.length)}`) }],
+  );
+  return named.length ? named : [{ field, code, message: fieldMessage(code, message) }];
 }
 
 /** Rules about a value's presence or type. */
@@ -145,7 +175,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidUnknownValues: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
+    // the value lets toFieldErrors name a list's offending items; the errors never leave exceptionFactory
+    validationError: { target: false, value: true },
     stopAtFirstError: false,
     exceptionFactory: (errors: ValidationError[]) => {
       const immutable = hasImmutableViolation(errors);

@@ -59,6 +59,7 @@ export class RolDto {
 export class ReplaceRolePermissionsDto {
   @ApiProperty({
     type: [String],
+    maxItems: 200,
     example: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'],
     description: 'The complete new set: codes of the catalog (GET /api/v1/permisos); duplicates are ignored.',
   })

@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
 export class UpdateOverridesDto {
   @ApiProperty({
     type: [String],
+    maxItems: 200,
     example: ['catalogo:rubros:gestionar'],
     description: 'Codes granted on top of the role (codes of GET /api/v1/permisos).',
   })
@@ -14,6 +15,7 @@ export class UpdateOverridesDto {
 
   @ApiProperty({
     type: [String],
+    maxItems: 200,
     example: ['administracion:medios:gestionar'],
     description: 'Codes denied whatever the role or `granted` say; a code may not be in both lists.',
   })
