@@ -84,9 +84,23 @@ export class AuthService {
 
       const previousLogin = user.ultimoLogin;
       const refresh = await this.txHost.withTransaction(async () => {
-        await this.txHost.tx.update(UserEntity, { id: user.id }, { ultimoLogin: this.clock.now() });
-        return this.refreshTokens.issue(user.id);
+        // Only while the user is still active with the password just verified: a deactivation,
+        // password change or reset that committed while the hash was compared would not revoke the
+        // session opened here. Those writes update this row before they revoke the user's
+        // sessions, so either this UPDATE waits for them and then matches nothing, or they wait
+        // for this transaction and revoke its session with the others.
+        const claimed = await this.txHost.tx.update(
+          UserEntity,
+          { id: user.id, activo: true, passwordHash: user.passwordHash },
+          { ultimoLogin: this.clock.now() },
+        );
+        return claimed.affected ? this.refreshTokens.issue(user.id) : null;
       });
+      if (!refresh) {
+        outcome = 'failure';
+        const now = await this.txHost.tx.getRepository(UserEntity).findOne({ where: { id: user.id }, select: { id: true, activo: true } });
+        return await this.failLogin(dto.username, now?.activo ? 'invalid_password' : now ? 'user_inactive' : 'user_not_found', user.id);
+      }
       const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol, sessionId: refresh.familyId });
       outcome = 'success';
       await this.securityEvents.record({

@@ -84,6 +84,86 @@ describe('auth: login', () => {
     });
   });
 
+  describe("a sign-in racing a change that ends the user's sessions", () => {
+    /**
+     * Holds the user's row as a deactivation or a password change does while it commits, until the
+     * sign-in (its password already compared) waits on it; then writes `change` and commits.
+     */
+    const signInAcross = async (userId: number, username: string, password: string, change: string) => {
+      const runner = t.db.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      try {
+        await runner.query(
+          t.sql(
+            t.engine === 'mssql' ? 'SELECT id FROM users WITH (UPDLOCK, ROWLOCK) WHERE id = $1' : 'SELECT id FROM users WHERE id = $1 FOR UPDATE',
+          ),
+          [userId],
+        );
+        const signIn = t.post(LOGIN, { username, password });
+        const waiting =
+          t.engine === 'mssql'
+            ? 'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE blocking_session_id = @@SPID'
+            : `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE "users"%'`;
+        // pg_stat_activity is read once per transaction unless its snapshot is cleared
+        const stillRunning = async () => {
+          if (t.engine === 'postgres') await runner.query('SELECT pg_stat_clear_snapshot()');
+          return Number((await runner.query(waiting))[0].n) === 0;
+        };
+        for (let i = 0; await stillRunning(); i++) {
+          if (i > 2000) throw new Error('the sign-in never waited on the user row');
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await runner.query(t.sql(change), [userId]);
+        await runner.commitTransaction();
+        return await signIn;
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
+    };
+    const openSessions = async (userId: number) =>
+      Number((await t.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = $1 AND ended_at IS NULL', [userId]))[0].n);
+
+    it('opens no session once the password it verified was changed meanwhile (401, security event invalid_password)', async () => {
+      const user = await t.createUser('cajero');
+      const before = await openSessions(user.id);
+      const other = await bcrypt.hash('Another-Password-42', 4);
+      const res = await signInAcross(user.id, user.username, user.password, `UPDATE users SET password_hash = '${other}' WHERE id = $1`);
+      expectProblem(res, 401, 'credenciales_invalidas');
+      expect(await openSessions(user.id)).toBe(before);
+      const [event] = await t.query("SELECT failure_reason FROM security_events WHERE action = 'login' AND actor_user_id = $1 ORDER BY id DESC", [
+        user.id,
+      ]);
+      expect(event.failure_reason).toBe('invalid_password');
+    });
+
+    it('opens no session once the user was deactivated meanwhile (401, security event user_inactive)', async () => {
+      const user = await t.createUser('cajero');
+      const before = await openSessions(user.id);
+      const res = await signInAcross(
+        user.id,
+        user.username,
+        user.password,
+        `UPDATE users SET activo = ${t.engine === 'mssql' ? 0 : 'false'} WHERE id = $1`,
+      );
+      expectProblem(res, 401, 'credenciales_invalidas');
+      expect(await openSessions(user.id)).toBe(before);
+      const [event] = await t.query("SELECT failure_reason FROM security_events WHERE action = 'login' AND actor_user_id = $1 ORDER BY id DESC", [
+        user.id,
+      ]);
+      expect(event.failure_reason).toBe('user_inactive');
+    });
+
+    it('opens its session when what committed meanwhile left the user active with that password', async () => {
+      const user = await t.createUser('cajero');
+      const before = await openSessions(user.id);
+      const res = await signInAcross(user.id, user.username, user.password, "UPDATE users SET nombre = 'Otro' WHERE id = $1");
+      expect(res.status).toBe(200);
+      expect(await openSessions(user.id)).toBe(before + 1);
+    });
+  });
+
   it('answers the same generic 401 credenciales_invalidas body for unknown user, inactive user and wrong password', async () => {
     const inactive = await t.createUser('cajero', { activo: false });
     const active = await t.createUser('cajero');
