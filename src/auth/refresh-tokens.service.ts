@@ -99,7 +99,20 @@ export class RefreshTokensService {
   async rotate(presented: string, subUserId: number): Promise<RotationResult> {
     if (!this.txHost.isTransactionActive()) throw new Error('refresh-token rotation must run inside a transaction');
     const tx = this.txHost.tx;
-    const token = await tokenForUpdate(tx, hashRefreshToken(presented)).getOne();
+    const tokenHash = hashRefreshToken(presented);
+    // The session's row is locked before the token's: the order of every writer of both
+    // (revokeAllForUser, endSession), so a refresh racing a sign-out or a change of the user waits
+    // for it instead of deadlocking with it (one side answered 503). Found unlocked first to name it.
+    const named = await tx.findOne(RefreshTokenEntity, { where: { tokenHash }, select: { id: true, familyId: true } });
+    if (!named) return { ok: false, reason: 'unknown_token' };
+    await tx
+      .getRepository(SessionEntity)
+      .createQueryBuilder('s')
+      .select('s.id')
+      .setLock('pessimistic_write')
+      .where('s.id = :id', { id: named.familyId })
+      .getOne();
+    const token = await tokenForUpdate(tx, tokenHash).getOne();
     if (!token) return { ok: false, reason: 'unknown_token' };
     // SQL Server hands uniqueidentifier values back in upper case: keep the ids of events uniform
     const familyId = token.familyId.toLowerCase();
@@ -138,6 +151,7 @@ export class RefreshTokensService {
   /**
    * Revokes every active refresh token of a user and ends all its sessions (logout, user
    * update/deactivation, password flows): its access tokens are refused from the next request.
+   * Sessions before tokens, as rotate locks them.
    */
   async revokeAllForUser(userId: number, reason: RevocationReason): Promise<number> {
     const now = this.clock.now();

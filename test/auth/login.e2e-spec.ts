@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, TestApp, expectProblem } from '../support/test-app.js';
+import { waitUntilBlocked } from '../support/test-database.js';
 import { decodeJwt, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -101,19 +102,7 @@ describe('auth: login', () => {
           [userId],
         );
         const signIn = t.post(LOGIN, { username, password });
-        const waiting =
-          t.engine === 'mssql'
-            ? 'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE blocking_session_id = @@SPID'
-            : `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE "users"%'`;
-        // pg_stat_activity is read once per transaction unless its snapshot is cleared
-        const stillRunning = async () => {
-          if (t.engine === 'postgres') await runner.query('SELECT pg_stat_clear_snapshot()');
-          return Number((await runner.query(waiting))[0].n) === 0;
-        };
-        for (let i = 0; await stillRunning(); i++) {
-          if (i > 2000) throw new Error('the sign-in never waited on the user row');
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        await waitUntilBlocked(runner, t.engine, 'the sign-in');
         await runner.query(t.sql(change), [userId]);
         await runner.commitTransaction();
         return await signIn;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitUntilBlocked } from '../support/test-database.js';
 import { FixedClock } from '../../src/common/context/clock.js';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
 import { TokenForge, appWithForge, dumpAllTables, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
@@ -106,6 +107,31 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     expectProblem(await refresh(user), 401, 'refresh_invalido');
     const { family_id } = await tokenRow(user.refreshToken);
     expect(await eventsOfFamily('refresh.reuse_detected', family_id)).toHaveLength(1);
+  });
+
+  it('waits for a sign-out that holds the session, instead of deadlocking with it: the sign-out commits, the refresh is 401', async () => {
+    const user = await t.createUser('cajero');
+    const { family_id } = await tokenRow(user.refreshToken);
+    // what revokeAllForUser and endSession do, in their order: the session's row, then its tokens
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      await runner.query(t.sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE id = $3'), [new Date(), 'logout', family_id]);
+      const refreshed = refresh(user);
+      await waitUntilBlocked(runner, t.engine, 'the refresh');
+      await runner.query(t.sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_at IS NULL'), [
+        new Date(),
+        'logout',
+        family_id,
+      ]);
+      await runner.commitTransaction();
+      expectProblem(await refreshed, 401, 'refresh_invalido');
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect((await familyRows(family_id)).every((row) => row.revoked_at !== null)).toBe(true);
   });
 
   it('refuses an expired refresh token with 401, leaves it unchanged and records refresh.issue failure token_expired', async () => {

@@ -1,6 +1,6 @@
 import { it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { type AppConfig, loadAppConfig } from '../../src/common/config/index.js';
 import { connectionSettings, runMigrations } from '../../src/database/database-runtime.js';
 import { type Engine, engineOf, withDatabase } from '../../src/database/database-url.js';
@@ -34,6 +34,24 @@ export function sqlFor(variants: { postgres: string; mssql: string }): string {
 }
 
 /** Writes `$1, $2…` placeholders in the engine's own style (`@0, @1…` on SQL Server). */
+/**
+ * Waits until a session other than `runner`'s waits on a lock `runner` holds (PostgreSQL: any
+ * session of this database waiting on a lock while `runner` is in a transaction).
+ */
+export async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: string): Promise<void> {
+  const probe =
+    engine === 'mssql'
+      ? 'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE blocking_session_id = @@SPID'
+      : "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+  for (let i = 0; ; i++) {
+    // pg_stat_activity is read once per transaction unless its snapshot is cleared
+    if (engine === 'postgres') await runner.query('SELECT pg_stat_clear_snapshot()');
+    if (Number((await runner.query(probe))[0].n) > 0) return;
+    if (i > 2000) throw new Error(`${what} never waited on the lock`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 export function placeholders(engine: Engine, text: string): string {
   return engine === 'mssql' ? text.replace(/\$(\d+)/g, (_m, n: string) => `@${Number(n) - 1}`) : text;
 }
