@@ -49,6 +49,26 @@ describe('A pooled connection ended by the database while it is checked out', ()
       expect(await d.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     },
   );
+
+  onlyOn('postgres', "TypeORM's PostgreSQL query runner releases itself on its client's 'error' event")(
+    "fails a TypeORM query runner's next statement as a connection failure once it released itself",
+    async () => {
+      const runner = d.db.createQueryRunner();
+      const [{ pid }] = (await runner.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+      const client = (await runner.connect()) as { once(event: 'error', listener: () => void): unknown };
+      const lost = new Promise<void>((resolve) => client.once('error', () => resolve()));
+      await d.query('SELECT pg_terminate_backend($1)', [pid]);
+      await lost;
+      const failure: unknown = await runner.query('SELECT 1').then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
+      // what a request meets when its runner's connection was ended before its last statement
+      expect((failure as Error).name).toBe('QueryRunnerAlreadyReleasedError');
+      expect(dialectFor(d.engine).isConnectionFailure(failure)).toBe(true);
+      expect(await d.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    },
+  );
 });
 
 describe('A database that refuses connections', () => {

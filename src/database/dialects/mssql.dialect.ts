@@ -5,6 +5,7 @@ import {
   APPEND_ONLY_TABLES,
   appendOnlyProblem,
   assertIdentifier,
+  isReleasedRunner,
   type AuditPageQuery,
   type ConnectionSettings,
   type EventIdSelection,
@@ -141,6 +142,7 @@ export class MssqlDialect implements SqlDialect {
   }
 
   isConnectionFailure(err: unknown): boolean {
+    if (isReleasedRunner(err)) return true;
     const e = err as {
       code?: unknown;
       name?: unknown;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
-import { type DataSource, type EntityManager, MssqlParameter, QueryFailedError } from 'typeorm';
+import { type DataSource, type EntityManager, MssqlParameter, QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { datetime2, MssqlDialect, mssqlDriver } from './mssql.dialect.js';
 import type { ConnectionSettings } from './sql-dialect.js';
 
@@ -107,6 +107,8 @@ describe('MssqlDialect connection and typing', () => {
       expect(dialect.isConnectionFailure(new QueryFailedError('SELECT 1', [], err('ConnectionError', 'ECONNCLOSED')))).toBe(true);
       expect(dialect.isConnectionFailure(err('RequestError', 'ETIMEOUT'))).toBe(false);
       expect(dialect.isConnectionFailure(err('RequestError', 'EREQUEST'))).toBe(false);
+      // a runner TypeORM released when its connection was lost
+      expect(dialect.isConnectionFailure(new QueryRunnerAlreadyReleasedError())).toBe(true);
     });
 
     it("treats the pool's timeout waiting for a connection as a connection failure (503), as pg-pool's is", async () => {

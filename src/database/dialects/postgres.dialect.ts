@@ -4,6 +4,7 @@ import {
   APPEND_ONLY_TABLES,
   appendOnlyProblem,
   assertIdentifier,
+  isReleasedRunner,
   type AuditPageQuery,
   type ConnectionSettings,
   type EventIdSelection,
@@ -110,6 +111,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   isConnectionFailure(err: unknown): boolean {
+    if (isReleasedRunner(err)) return true;
     const code = errorCode(err);
     if (code && CONNECTION_ERROR_CODES.has(code)) return true;
     const message = err instanceof Error ? err.message : '';

@@ -1,4 +1,4 @@
-import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
+import { type DataSource, type DataSourceOptions, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import type { Engine } from '../database-url.js';
 
 /** The system-versioned tables (history in `<table>_history`; SQL Server: SYSTEM_VERSIONING = ON). */
@@ -36,6 +36,16 @@ export type EventStore = 'audit_events' | 'security_events';
  * them anyway (a table owner, `db_owner`, `sysadmin`) is reported at start.
  */
 export const APPEND_ONLY_TABLES = ['audit_events', 'security_events', 'audit_seals', 'audit_verifications'] as const;
+
+/**
+ * A statement on a query runner TypeORM already released: it releases a runner when the driver
+ * reports its connection lost (PostgreSQL: the client's `error` event, e.g. a backend terminated
+ * by an administrator), so what the request still had to run on it (an ETag read after the
+ * handler) meets this instead of the connection's own error. A connection failure like that one.
+ */
+export function isReleasedRunner(err: unknown): boolean {
+  return err instanceof QueryRunnerAlreadyReleasedError;
+}
 
 /** The start warning for a service login that may change or remove rows of the append-only tables. */
 export function appendOnlyProblem(tables: readonly string[], remedy: string): string {
