@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventRow, EventStore } from '../../database/dialects/sql-dialect.js';
-import { type JobResult, MaintenanceJobRunner } from '../maintenance/maintenance-job.runner.js';
+import { type JobResult, type JobRunOptions, MaintenanceJobRunner } from '../maintenance/maintenance-job.runner.js';
 import { AuditSealsRepository } from './audit-seals.repository.js';
 import { AuditSigningKeys } from './audit-signing-keys.js';
 import {
@@ -70,10 +70,14 @@ export class AuditSealService {
     @Inject(AUDIT_SEAL_OPTIONS) private readonly options: AuditSealOptions,
   ) {}
 
-  run(): Promise<JobResult> {
-    return this.runner.run('audit-seal', async () => ({
-      details: { audit_events: await this.sealStore('audit_events'), security_events: await this.sealStore('security_events') },
-    }));
+  run(options: JobRunOptions = {}): Promise<JobResult> {
+    return this.runner.run(
+      'audit-seal',
+      async () => ({
+        details: { audit_events: await this.sealStore('audit_events'), security_events: await this.sealStore('security_events') },
+      }),
+      options,
+    );
   }
 
   /** Seals one store now (the job holds the job lock around both stores). */

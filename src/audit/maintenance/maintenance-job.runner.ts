@@ -30,6 +30,8 @@ export interface JobRunOptions {
    * (clock skew, a busy event loop) finds the lock taken instead of running the job again.
    */
   scheduled?: boolean;
+  /** how long that hold lasts, for a schedule shorter than a few minutes (default SCHEDULED_LOCK_HOLD_MS) */
+  lockHoldMs?: number;
 }
 
 /**
@@ -104,7 +106,7 @@ export class MaintenanceJobRunner implements BeforeApplicationShutdown {
       return { job, status: 'failed', startedAt, finishedAt: this.clock.now().toISOString(), error };
     } finally {
       const releasing = (async () => {
-        if (options.scheduled) await this.hold(SCHEDULED_LOCK_HOLD_MS - (performance.now() - started));
+        if (options.scheduled) await this.hold((options.lockHoldMs ?? SCHEDULED_LOCK_HOLD_MS) - (performance.now() - started));
         await lock.release();
       })();
       this.releasing.add(releasing);
