@@ -42,6 +42,23 @@ function lacksHost(raw: IncomingMessage): boolean {
 }
 
 /**
+ * Whether the query string holds a `%` escape that is not one (`%zz`) or bytes that are no UTF-8
+ * (`%ff`, a lone surrogate's `%ED%A0%80`): the router's parser replaces them silently, so a value
+ * that is not what the client meant would be used; the same escapes in the path are refused before
+ * routing (FST_ERR_BAD_URL), and these get the same 400.
+ */
+function malformedQuery(url: string | undefined): boolean {
+  const start = url?.indexOf('?') ?? -1;
+  if (start < 0 || url!.indexOf('%', start) < 0) return false;
+  try {
+    decodeURIComponent(url!.slice(start + 1));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * Nest's Fastify adapter, which knows when the application starts closing: from then on the
  * service answers new requests with its own 503 `servicio_no_disponible` (createApp's first hook)
  * instead of the adapter's, whose body is not the service's error model.
@@ -127,6 +144,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);
     if (lacksHost(request.raw)) {
       done(new DomainError('validacion', 'Una solicitud HTTP/1.1 debe llevar el encabezado Host'));
+      return;
+    }
+    if (malformedQuery(request.raw.url)) {
+      done(new DomainError('validacion', 'La URL de la solicitud no es válida'));
       return;
     }
     if (adapter.closing) {

@@ -122,6 +122,23 @@ describe('platform', () => {
     expect(res.headers['x-correlation-id']).toMatch(GUID);
   });
 
+  it('answers a malformed %-escape or bytes that are no UTF-8 in the query string with the same 400, before authentication', async () => {
+    for (const query of ['search=%zz', 'search=%ff', 'search=%ED%A0%80', 'search=a%2']) {
+      const res = await t.get(`/api/v1/admin/medios?${query}`);
+      expect({ query, status: res.status, code: res.body.code, detail: res.body.detail }).toEqual({
+        query,
+        status: 400,
+        code: 'validacion',
+        detail: 'La URL de la solicitud no es válida',
+      });
+      expect(res.headers['x-correlation-id']).toMatch(GUID);
+    }
+    // well-formed escapes, and a % that is part of a value sent escaped, are served
+    const admin = await t.adminToken();
+    expect((await t.get('/api/v1/admin/medios?search=%C3%B1', { token: admin })).status).toBe(200);
+    expect((await t.get('/api/v1/admin/medios?search=100%25', { token: admin })).status).toBe(200);
+  });
+
   it('answers unknown body properties with 400 and field errors', async () => {
     const res = await t.post('/api/v1/auth/login', { username: 'admin', password: 'x', extra: 1 });
     expect(res.status).toBe(400);
