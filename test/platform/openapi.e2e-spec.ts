@@ -109,6 +109,24 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('closes every request body (additionalProperties: false, as the server refuses other properties) and no answer', async () => {
+    const open: string[] = [];
+    for (const { where, op } of operations()) {
+      const ref: string | undefined = op.requestBody?.content?.['application/json']?.schema?.$ref;
+      if (ref && doc.components.schemas[ref.split('/').pop()!].additionalProperties !== false) open.push(where);
+    }
+    expect(open).toEqual([]);
+    const answers = JSON.stringify(operations().map(({ op }) => op.responses));
+    const closedAnswers = Object.keys(doc.components.schemas).filter(
+      (name) => answers.includes(`"#/components/schemas/${name}"`) && doc.components.schemas[name].additionalProperties === false,
+    );
+    expect(closedAnswers).toEqual([]);
+    // what the document says, the server does
+    const refused = await t.post('/api/v1/auth/login', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD, recordarme: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'recordarme', code: 'whitelistValidation' })]);
+  });
+
   it('declares 500 and 503 on every operation, in the error shape of its route', () => {
     const missing: string[] = [];
     for (const { where, op } of operations()) {

@@ -258,6 +258,48 @@ function describeOptionalQueryExamples(doc: OpenAPIObject): void {
   }
 }
 
+/** The component schemas `roots` reference, themselves included, through any depth of `$ref`. */
+function schemasReachedFrom(doc: OpenAPIObject, roots: unknown[]): Set<string> {
+  const reached = new Set<string>();
+  const pending = [...roots];
+  while (pending.length) {
+    const node = pending.pop();
+    if (!node || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          pending.push(doc.components?.schemas?.[name]);
+        }
+      } else pending.push(value);
+    }
+  }
+  return reached;
+}
+
+/**
+ * `additionalProperties: false` on the object schemas of request bodies: the service refuses a
+ * property an operation does not take (400 `whitelistValidation`), and a client validating against
+ * the document should refuse it too. Left off schemas that answers use as well, so that a property
+ * added to an answer later does not break a client that validates what it receives.
+ */
+function closeRequestBodies(doc: OpenAPIObject): void {
+  const bodies: unknown[] = [];
+  const answers: unknown[] = [];
+  for (const op of operations(doc)) {
+    bodies.push(op.requestBody);
+    answers.push(op.responses);
+  }
+  const answered = schemasReachedFrom(doc, answers);
+  for (const name of schemasReachedFrom(doc, bodies)) {
+    const schema = doc.components?.schemas?.[name] as { type?: string; properties?: object; additionalProperties?: unknown } | undefined;
+    if (schema && schema.type === 'object' && schema.properties && !answered.has(name) && schema.additionalProperties === undefined) {
+      schema.additionalProperties = false;
+    }
+  }
+}
+
 export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
   const shared = sharedResponses();
   doc.components = {
@@ -266,6 +308,7 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     responses: { ...doc.components?.responses, ...shared },
   };
   declareIntegers(doc);
+  closeRequestBodies(doc);
   describeOptionalQueryExamples(doc);
   declareSharedAnswers(doc);
   // only the shared answers some operation uses (every route of one shape may declare its own 400)
