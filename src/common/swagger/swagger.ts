@@ -21,7 +21,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every answer carries `X-Correlation-Id` (yours when it is a GUID).',
         'Text lengths (`maxLength`) count UTF-16 code units, as a browser `maxlength` does: most emoji count 2.',
         '',
-        'Lost updates are refused: single-resource reads and the answers of creates and changes carry a strong `ETag`;',
+        'Lost updates are refused: single-resource reads and the answers of creates and changes carry a strong `ETag` (prices, which never change, carry none);',
         'send it back as `If-Match` on a change and a stale one answers 412 `version_obsoleta` with nothing changed.',
       ].join('\n'),
     )
