@@ -98,8 +98,8 @@ export class AuthService {
       });
       if (!refresh) {
         outcome = 'failure';
-        const now = await this.txHost.tx.getRepository(UserEntity).findOne({ where: { id: user.id }, select: { id: true, activo: true } });
-        return await this.failLogin(dto.username, now?.activo ? 'invalid_password' : now ? 'user_inactive' : 'user_not_found', user.id);
+        const current = await this.txHost.tx.getRepository(UserEntity).findOne({ where: { id: user.id }, select: { id: true, activo: true } });
+        return await this.failLogin(dto.username, current?.activo ? 'invalid_password' : current ? 'user_inactive' : 'user_not_found', user.id);
       }
       const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol, sessionId: refresh.familyId });
       outcome = 'success';

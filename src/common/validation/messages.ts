@@ -43,7 +43,8 @@ const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
   whitelistValidation: { pattern: /^property (.+) should not exist$/, say: (s) => unknownFieldMessage(s) },
 };
 
-const EACH = 'each value in ';
+/** The prefix class-validator gives the default message of a rule applied to every item of a list. */
+export const EACH = 'each value in ';
 
 /** The message of a property an operation does not take (the whitelist's rule, here and in BodilessInterceptor). */
 export function unknownFieldMessage(field: string): string {

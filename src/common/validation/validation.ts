@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { DomainError, type FieldError, ValidationFailedError } from '../errors/domain-error.js';
-import { fieldMessage, unknownFieldMessage } from './messages.js';
+import { EACH, fieldMessage, unknownFieldMessage } from './messages.js';
 
 const IMMUTABLE = 'campo_inmutable';
 
@@ -25,9 +25,6 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
   });
 }
 
-/** The prefix class-validator gives the default message of a rule applied to every item of a list. */
-const EACH = 'each value in ';
-
 /** Type rules whose items can be told apart here, so each offending item is named by its path. */
 const ITEM_TYPES: Readonly<Record<string, (item: unknown) => boolean>> = {
   isString: (item) => typeof item === 'string',
@@ -42,9 +39,10 @@ const ITEM_TYPES: Readonly<Record<string, (item: unknown) => boolean>> = {
 function itemErrors(field: string, list: unknown, code: string, message: string): FieldError[] {
   const accepts = ITEM_TYPES[code];
   if (!accepts || !Array.isArray(list)) return [{ field, code, message: fieldMessage(code, message) }];
-  const subject = /^each value in (\S+)/.exec(message)?.[0] ?? '';
+  // "each value in permisos must be a string" → "permisos[2] must be a string", then in Spanish
+  const predicate = message.slice(EACH.length).replace(/^\S+/, '');
   const named = list.flatMap((item, i) =>
-    accepts(item) ? [] : [{ field: `${field}[${i}]`, code, message: fieldMessage(code, `${field}[${i}]${message.slice(subject.length)}`) }],
+    accepts(item) ? [] : [{ field: `${field}[${i}]`, code, message: fieldMessage(code, `${field}[${i}]${predicate}`) }],
   );
   return named.length ? named : [{ field, code, message: fieldMessage(code, message) }];
 }
