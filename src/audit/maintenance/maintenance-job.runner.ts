@@ -10,7 +10,8 @@ export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-
 
 /**
  * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (the integrity
- * check, or a month the partition manager could not cover); `busy`: another instance holds the job's lock, nothing was done; `failed`: an error.
+ * check, or a month the partition manager could not cover); `busy`: another instance holds the
+ * job's lock, nothing was done; `failed`: an error.
  */
 export type JobStatus = 'ok' | 'alert' | 'busy' | 'failed';
 

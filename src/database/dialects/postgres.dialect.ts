@@ -210,7 +210,10 @@ LIMIT ${param(q.rows)}`;
     return { sql, parameters };
   }
 
-  /** PostgreSQL's readers never block writers, and no database option changes that. */
+  /**
+   * Only the service role's rights: PostgreSQL's readers never block writers, and no database
+   * option changes that (SQL Server's READ_COMMITTED_SNAPSHOT).
+   */
   async prerequisiteProblems(db: Queryable): Promise<string[]> {
     // privileges of the role the session runs as: DATABASE_APP_ROLE's when the pool switches to it
     const rows: Array<{ name: string }> = await db.query(
