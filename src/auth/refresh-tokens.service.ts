@@ -8,6 +8,7 @@ import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 import { SessionEntity } from './session.entity.js';
+import { UserEntity } from '../users/user.entity.js';
 
 export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -100,11 +101,20 @@ export class RefreshTokensService {
     if (!this.txHost.isTransactionActive()) throw new Error('refresh-token rotation must run inside a transaction');
     const tx = this.txHost.tx;
     const tokenHash = hashRefreshToken(presented);
-    // The session's row is locked before the token's: the order of every writer of both
-    // (revokeAllForUser, endSession), so a refresh racing a sign-out or a change of the user waits
-    // for it instead of deadlocking with it (one side answered 503). Found unlocked first to name it.
-    const named = await tx.findOne(RefreshTokenEntity, { where: { tokenHash }, select: { id: true, familyId: true } });
+    // Rows are locked in the order every writer of them takes: the user's (shared here; a change
+    // of the user locks it first), then the session's, then the token's (revokeAllForUser,
+    // endSession), so a refresh racing a sign-out or a change of the user waits for it instead of
+    // deadlocking with it (one side answered 503). The new token's foreign key would take the
+    // user's row last otherwise. Found unlocked first to name the rows.
+    const named = await tx.findOne(RefreshTokenEntity, { where: { tokenHash }, select: { id: true, familyId: true, userId: true } });
     if (!named) return { ok: false, reason: 'unknown_token' };
+    await tx
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .select('u.id')
+      .setLock('pessimistic_read')
+      .where('u.id = :id', { id: named.userId })
+      .getOne();
     await tx
       .getRepository(SessionEntity)
       .createQueryBuilder('s')

@@ -134,6 +134,40 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     expect((await familyRows(family_id)).every((row) => row.revoked_at !== null)).toBe(true);
   });
 
+  it('waits for a change of the user that holds the user row, instead of deadlocking with it: the change commits, the refresh is 401', async () => {
+    const user = await t.createUser('cajero');
+    const { family_id } = await tokenRow(user.refreshToken);
+    // what an update, a deactivation or a password change does: the user's row first, then the
+    // sessions and the tokens (revokeAllForUser)
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        t.sql(t.engine === 'mssql' ? 'SELECT id FROM users WITH (UPDLOCK, ROWLOCK) WHERE id = $1' : 'SELECT id FROM users WHERE id = $1 FOR UPDATE'),
+        [user.id],
+      );
+      const refreshed = refresh(user);
+      await waitUntilBlocked(runner, t.engine, 'the refresh');
+      await runner.query(t.sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE user_id = $3 AND ended_at IS NULL'), [
+        new Date(),
+        'user_updated',
+        user.id,
+      ]);
+      await runner.query(t.sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE user_id = $3 AND revoked_at IS NULL'), [
+        new Date(),
+        'user_updated',
+        user.id,
+      ]);
+      await runner.commitTransaction();
+      expectProblem(await refreshed, 401, 'refresh_invalido');
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect((await familyRows(family_id)).every((row) => row.revoked_at !== null)).toBe(true);
+  });
+
   it('refuses an expired refresh token with 401, leaves it unchanged and records refresh.issue failure token_expired', async () => {
     const user = await t.createUser('cajero');
     const start = clock.now();
