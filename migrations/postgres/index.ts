@@ -13,6 +13,7 @@ import { CodeOrder1763713200000 } from './1763713200000-code-order.js';
 import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard.js';
 import { EventIds1763713400000 } from './1763713400000-event-ids.js';
 import { PermissionSetVersions1763713500000 } from './1763713500000-permission-set-versions.js';
+import { SettledLoginAttempts1763713600000 } from './1763713600000-settled-login-attempts.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const POSTGRES_MIGRATIONS = [
   BookkeepingGuard1763713300000,
   EventIds1763713400000,
   PermissionSetVersions1763713500000,
+  SettledLoginAttempts1763713600000,
 ];

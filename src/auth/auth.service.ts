@@ -12,7 +12,7 @@ import type { RefreshDto, TokenPairDto } from './dto/refresh.dto.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
-import { type LoginOutcome, LoginThrottleService } from './throttle/login-throttle.service.js';
+import { attemptsInFlight, type LoginOutcome, LoginThrottleService } from './throttle/login-throttle.service.js';
 import { TokenService, userIdFromSub } from './token.service.js';
 
 type LoginFailure = 'user_not_found' | 'user_inactive' | 'invalid_password';
@@ -53,6 +53,7 @@ export class AuthService {
     // own (the count is kept per name as sent). Only the name exactly as stored is that user.
     const user = found?.username === dto.username ? found : null;
     const admission = await this.throttle.admit(dto.username, this.context.ip, user ? { userId: user.id } : undefined);
+    if (!admission.admitted && admission.refusal === 'inFlight') throw attemptsInFlight();
     if (!admission.admitted) {
       await this.securityEvents.record({ action: 'login', result: 'failure', attemptedUsername: dto.username, failureReason: 'too_many_attempts' });
       throw new DomainError('demasiados_intentos', 'Demasiados intentos fallidos; intente de nuevo más tarde', undefined, {

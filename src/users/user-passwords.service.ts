@@ -6,7 +6,7 @@ import { SecurityEventsService } from '../audit/security-events.service.js';
 import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { RefreshTokensService } from '../auth/refresh-tokens.service.js';
-import { type LoginOutcome, LoginThrottleService } from '../auth/throttle/login-throttle.service.js';
+import { attemptsInFlight, type LoginOutcome, LoginThrottleService } from '../auth/throttle/login-throttle.service.js';
 import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
@@ -112,6 +112,7 @@ export class UserPasswordsService {
   /** Throttled like a sign-in of the caller from this client IP; the compare runs with nothing held. */
   private async verifyCurrent(user: UserEntity, currentPassword: string): Promise<void> {
     const admission = await this.throttle.admit(user.username, this.context.ip, { userId: user.id });
+    if (!admission.admitted && admission.refusal === 'inFlight') throw attemptsInFlight();
     if (!admission.admitted) {
       await this.securityEvents.record({
         action: 'password.change',

@@ -204,6 +204,34 @@ describe('auth: login throttling', () => {
     expect(checked).toBeLessThan(10 + t.config.db.poolSize);
   });
 
+  it('lets correct sign-ins made at once pass the limit they fill while in flight: 16 of one account, 60 of six accounts from one address', async () => {
+    const user = await t.createUser('cajero');
+    const ip = freshIp();
+    await Promise.all(Array.from({ length: t.config.db.poolSize }, () => t.query('SELECT 1')));
+    const own = await Promise.all(Array.from({ length: 16 }, () => attempt(user, user.password, ip)));
+    expect(own.map((r) => r.status)).toEqual(Array(16).fill(200));
+    // an office behind one address: none of its 60 sign-ins failed, so none is refused
+    const office = freshIp();
+    const colleagues = await Promise.all(Array.from({ length: 6 }, () => t.createUser('cajero')));
+    const all = await Promise.all(colleagues.flatMap((c) => Array.from({ length: 10 }, () => attempt(c, c.password, office))));
+    expect(all.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body.code}`)).toEqual([]);
+    // in flight while they were waited for, then settled: none left behind as a failure
+    const [{ n }] = await t.query<{ n: number }>('SELECT count(*) AS n FROM login_failures WHERE subject = $1', [office]);
+    expect(Number(n)).toBe(0);
+  });
+
+  it('still refuses with 429 the attempts that wait for failures in flight to end', async () => {
+    const user = await t.createUser('cajero');
+    const ip = freshIp();
+    await failTimes(user, 9, ip);
+    const burst = await Promise.all(Array.from({ length: 5 }, () => attempt(user, 'wrong-password-6', ip)));
+    const statuses = burst.map((r) => r.status).sort();
+    expect(statuses[0]).toBe(401);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(3);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    expectProblem(await attempt(user, user.password, ip), 429, 'demasiados_intentos');
+  });
+
   it('keeps only the current window in the store: older rows are deleted at the next attempt', async () => {
     const user = await t.createUser('cajero');
     const ip = freshIp();

@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { In, LessThanOrEqual } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
+import { DomainError } from '../../common/errors/domain-error.js';
 import { EffectivePermissionsService } from '../effective-permissions.service.js';
 import { LoginFailureEntity, type ThrottleScope } from './login-failure.entity.js';
 import { PERMISSIONS } from '../permissions.js';
@@ -27,7 +29,29 @@ export interface LoginAttempt {
 
 export type LoginOutcome = 'success' | 'failure' | 'error';
 
-export type Admission = { admitted: true; attempt: LoginAttempt } | { admitted: false; retryAfterSeconds: number };
+/**
+ * Refused: `throttled` when a limit is reached by failures (429 for `retryAfterSeconds`), or
+ * `inFlight` when it is reached only counting attempts not yet ended, which settle within
+ * moments (503 with a short Retry-After, see attemptsInFlight).
+ */
+export type Admission = { admitted: true; attempt: LoginAttempt } | { admitted: false; refusal: 'throttled' | 'inFlight'; retryAfterSeconds: number };
+
+/**
+ * Attempts in flight that fill a limit are waited for, up to IN_FLIGHT_WAIT_MS in pauses doubling
+ * from FIRST_PAUSE_MS (a few reads each), then the attempt is decided on what they left: a 429 if
+ * they failed, admitted if they succeeded. Still in flight after that, it is refused for a moment
+ * (503, Retry-After IN_FLIGHT_RETRY_SECONDS).
+ */
+const FIRST_PAUSE_MS = 25;
+const IN_FLIGHT_WAIT_MS = 3_000;
+const IN_FLIGHT_RETRY_SECONDS = 1;
+
+/** The refusal of an attempt that would pass the limit only counting attempts still in flight. */
+export function attemptsInFlight(): DomainError {
+  return new DomainError('servicio_no_disponible', 'Hay otros inicios de sesión en curso; reintente en un momento', undefined, {
+    'retry-after': String(IN_FLIGHT_RETRY_SECONDS),
+  });
+}
 
 /** The existing account an attempt names (an unknown username counts only toward its IP). */
 export interface ThrottledAccount {
@@ -64,9 +88,11 @@ export function retryAfterSeconds(blockingAt: Date, windowSeconds: number, now: 
  * Race-tolerant without a long transaction: an attempt first writes its own row per scope
  * (autocommit, one row per statement), then counts the rows written before it. Concurrent attempts
  * therefore see each other, so a burst of parallel guesses cannot slip past the limit while the
- * first ones are still hashing. A refused attempt removes its rows (a 429 never extends a
- * lock-out), a failed one keeps them, a successful one removes its own and clears the (username,
- * IP) count. Rows older than the window are deleted at every attempt, so the table only holds the
+ * first ones are still hashing. Only failures lock out (429): a limit reached counting attempts
+ * still in flight refuses the next one for a moment (503, Retry-After 1 s), so correct sign-ins
+ * made at once by one account or one office address are not locked out for the window. A refused
+ * attempt removes its rows (a 429 never extends a lock-out), a failed one keeps them (settled), a
+ * successful one removes its own and clears the (username, IP) count. Rows older than the window are deleted at every attempt, so the table only holds the
  * current window.
  */
 @Injectable()
@@ -101,44 +127,83 @@ export class LoginThrottleService {
     // multi-row insert cannot be matched to their scopes by position
     const rows: Counted[] = [];
     for (const s of scopes) {
-      const inserted = await tx.insert(LoginFailureEntity, { scope: s.scope, subject: s.subject, occurredAt: now });
+      const inserted = await tx.insert(LoginFailureEntity, { scope: s.scope, subject: s.subject, occurredAt: now, settled: false });
       rows.push({ count: s.count, scope: s.scope, subject: s.subject, id: Number(inserted.identifiers[0]?.id) });
     }
 
-    let wait = 0;
-    let accountLimited = false;
-    for (const [i, s] of scopes.entries()) {
-      // the max-th most recent earlier row: while it is inside the window, the limit is reached
-      const [blocking] = await tx
-        .getRepository(LoginFailureEntity)
-        .createQueryBuilder('f')
-        .where('f.scope = :scope AND f.subject = :subject', { scope: s.scope, subject: s.subject })
-        .andWhere('f.occurredAt > :windowStart AND f.id < :id', { windowStart, id: rows[i]!.id })
-        .orderBy('f.occurredAt', 'DESC')
-        .addOrderBy('f.id', 'DESC')
-        .skip(s.max - 1)
-        .take(1)
-        .getMany();
-      if (!blocking) continue;
-      wait = Math.max(wait, retryAfterSeconds(blocking.occurredAt, windowSeconds, now));
-      if (s.count !== 'ip') accountLimited = true;
+    // attempts in flight that fill a limit end within a compare or two: wait for them, then decide
+    let verdict = await this.limitsReached(scopes, rows, windowStart, now);
+    for (let pause = FIRST_PAUSE_MS, waited = 0; verdict.inFlight && verdict.wait === 0 && waited < IN_FLIGHT_WAIT_MS; pause *= 2) {
+      await sleep(pause);
+      waited += pause;
+      verdict = await this.limitsReached(scopes, rows, windowStart, this.clock.now());
     }
-    if (wait > 0) {
+    const { wait, accountLimited, inFlight } = verdict;
+    if (wait > 0 || inFlight) {
       await this.forget(rows.map((r) => r.id));
+      if (wait === 0) return { admitted: false, refusal: 'inFlight', retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS };
       if (account && accountLimited) await this.warnIfAdministrator(account.userId, wait);
-      return { admitted: false, retryAfterSeconds: wait };
+      return { admitted: false, refusal: 'throttled', retryAfterSeconds: wait };
     }
     return { admitted: true, attempt: { rows } };
   }
 
   /**
-   * Records how an admitted attempt ended. A failure keeps its rows (they count until they leave
-   * the window); a success removes them and clears the (username, IP) count — the username's count
+   * Per scope, whether the rows written before this attempt's reach the limit: by failures (`wait`,
+   * the seconds until the blocking one leaves the window) or only counting attempts still in
+   * flight (`inFlight`).
+   */
+  private async limitsReached(
+    scopes: ReadonlyArray<{ count: Count; scope: ThrottleScope; subject: string; max: number }>,
+    rows: readonly Counted[],
+    windowStart: Date,
+    now: Date,
+  ): Promise<{ wait: number; accountLimited: boolean; inFlight: boolean }> {
+    const { windowSeconds } = this.config.login;
+    const tx = this.txHost.tx;
+    let wait = 0;
+    let accountLimited = false;
+    let inFlight = false;
+    for (const [i, s] of scopes.entries()) {
+      // the max-th most recent earlier row: while it is inside the window, the limit is reached —
+      // by failures when it is also the max-th most recent earlier failure
+      const blockingRow = (settledOnly: boolean) => {
+        const query = tx
+          .getRepository(LoginFailureEntity)
+          .createQueryBuilder('f')
+          .where('f.scope = :scope AND f.subject = :subject', { scope: s.scope, subject: s.subject })
+          .andWhere('f.occurredAt > :windowStart AND f.id < :id', { windowStart, id: rows[i]!.id });
+        if (settledOnly) query.andWhere('f.settled = :settled', { settled: true });
+        return query
+          .orderBy('f.occurredAt', 'DESC')
+          .addOrderBy('f.id', 'DESC')
+          .skip(s.max - 1)
+          .take(1)
+          .getOne();
+      };
+      if (!(await blockingRow(false))) continue;
+      const failure = await blockingRow(true);
+      if (!failure) {
+        inFlight = true;
+        continue;
+      }
+      wait = Math.max(wait, retryAfterSeconds(failure.occurredAt, windowSeconds, now));
+      if (s.count !== 'ip') accountLimited = true;
+    }
+    return { wait, accountLimited, inFlight };
+  }
+
+  /**
+   * Records how an admitted attempt ended. A failure keeps its rows, marked settled (they count
+   * as failures until they leave the window); a success removes them and clears the (username, IP) count — the username's count
    * across IPs stays, so a successful sign-in cannot reset distributed guessing; a fault of ours
    * (not a wrong credential) removes them, since it says nothing about the caller.
    */
   async settle(attempt: LoginAttempt, outcome: LoginOutcome): Promise<void> {
-    if (outcome === 'failure') return;
+    if (outcome === 'failure') {
+      await this.txHost.tx.update(LoginFailureEntity, { id: In(attempt.rows.map((r) => r.id)) }, { settled: true });
+      return;
+    }
     await this.forget(attempt.rows.map((r) => r.id));
     if (outcome !== 'success') return;
     const pair = attempt.rows.find((r) => r.count === 'pair');
