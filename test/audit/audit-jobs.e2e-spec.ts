@@ -343,3 +343,18 @@ describe('scheduled maintenance jobs with JOBS_ENABLED', () => {
     });
   });
 });
+
+describe('the job lock and the requests’ pool', () => {
+  let t: TestApp, admin: string;
+  // one pooled connection: a lock held on it would leave none for the job's own work or for requests
+  beforeAll(async () => ({ t, admin } = await TestApp.withAdmin({ env: { DB_POOL_SIZE: '1' } })));
+  afterAll(() => t.close());
+
+  it('holds the lock on a connection of its own: with a pool of one, the job runs and requests are served during its hold', async () => {
+    const running = t.app.get(PartitionManagerService).run({ scheduled: true, lockHoldMs: 1500 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await t.get('/api/v1/permisos', { token: admin })).status).toBe(200);
+    // before, its own work waited for the one connection the lock held, and failed
+    expect((await running).status).toBe('ok');
+  });
+});

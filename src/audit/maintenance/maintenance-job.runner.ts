@@ -1,12 +1,15 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
+import { connectionSettings, DATABASE_RUNTIME, type DatabaseRuntime } from '../../database/database-runtime.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import { AppMetrics } from '../../observability/metrics.js';
 
 export type MaintenanceJobName = 'partition-manager' | 'retention' | 'integrity-check' | 'audit-seal';
+/** How many jobs there are: a process holds at most one lock of each at a time. */
+const JOB_COUNT = 4;
 
 /**
  * `ok`: the job did its work; `alert`: it ran and found the storage inconsistent (the integrity
@@ -55,18 +58,43 @@ export interface JobOutcome {
  * the job completed, `ok` or `alert`).
  */
 @Injectable()
-export class MaintenanceJobRunner implements BeforeApplicationShutdown {
+export class MaintenanceJobRunner implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Maintenance');
   /** ends the lock holds of scheduled runs when the process stops */
   private readonly stopping = new AbortController();
   private readonly releasing = new Set<Promise<void>>();
+  /**
+   * The job locks' own connections (a pool of one per job, opened on the first run): a lock is
+   * held on its connection for the whole run and hold, which must not take one of the requests'.
+   */
+  private locks?: Promise<DataSource>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly clock: Clock,
     private readonly metrics: AppMetrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_RUNTIME) private readonly runtime: DatabaseRuntime,
   ) {}
+
+  private lockConnections(): Promise<DataSource> {
+    this.locks ??= (async () => {
+      const settings = { ...connectionSettings(this.config, this.runtime.url, 'medios-admin-jobs'), poolSize: JOB_COUNT };
+      return new DataSource(this.runtime.dialect.dataSourceOptions(settings)).initialize();
+    })().catch((err: unknown) => {
+      this.locks = undefined; // the next run tries again
+      throw err;
+    });
+    return this.locks;
+  }
+
+  /** Closes the locks' connections once beforeApplicationShutdown has released the locks. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.releasing]);
+    const locks = this.locks;
+    this.locks = undefined;
+    await locks?.then((ds) => ds.destroy()).catch(() => undefined);
+  }
 
   async run(job: MaintenanceJobName, work: () => Promise<JobOutcome>, options: JobRunOptions = {}): Promise<JobResult> {
     let result: JobResult;
@@ -84,7 +112,7 @@ export class MaintenanceJobRunner implements BeforeApplicationShutdown {
   private async runLocked(job: MaintenanceJobName, work: () => Promise<JobOutcome>, options: JobRunOptions): Promise<JobResult> {
     const started = performance.now();
     const startedAt = this.clock.now().toISOString();
-    const lock = await this.dialect.tryJobLock(this.dataSource, `maintenance:${job}`);
+    const lock = await this.dialect.tryJobLock(await this.lockConnections(), `maintenance:${job}`);
     if (!lock) {
       this.logger.log({ job, status: 'busy' }, `${job}: another instance holds the job lock; nothing done`);
       return { job, status: 'busy', startedAt, finishedAt: this.clock.now().toISOString() };
