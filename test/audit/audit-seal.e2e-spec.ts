@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QueryRunner } from 'typeorm';
@@ -345,6 +345,19 @@ describe('tamper-evident audit trail', () => {
       expect(out).toContain('SEAL_UNKNOWN_KEY');
       // a key file that cannot be read is a wrong command line (exit 64), not a fault
       await expect(cli('--public-key', join(dir, 'missing.pem'))).rejects.toBeInstanceOf(AuditVerifyUsageError);
+    });
+
+    it('refuses to verify without --public-key where no key of the service is found, and creates none (exit 64, not false findings)', async () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'audit-verify-elsewhere-'));
+      const config = { ...t.config, dataDir: elsewhere, auditSeal: { ...t.config.auditSeal, signingKeyPem: undefined, verifyKeysPem: undefined } };
+      const run = auditVerifyCommand(
+        [],
+        config,
+        { url: t.config.databaseUrl!, engine: t.engine, dialect, embedded: false, stop: async () => {} },
+        () => {},
+      );
+      await expect(run).rejects.toThrow('no verification key here: pass --public-key');
+      expect(readdirSync(elsewhere)).toEqual([]);
     });
 
     it('refuses a window whose --from is later than its --to (exit 64) instead of reporting an empty comparison as intact', async () => {

@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../../common/config/index.js';
 import { readOrCreateOnce } from '../../common/config/data-dir-file.js';
@@ -106,7 +107,7 @@ export class AuditSigningKeys {
     const previous = config.auditSeal.verifyKeysPem ? parsePublicKeys(config.auditSeal.verifyKeysPem) : [];
     if (config.auditSeal.signingKeyPem) return new AuditSigningKeys(createPrivateKey(config.auditSeal.signingKeyPem), previous);
     const privateKeyPem = readOrCreateOnce(
-      join(config.dataDir, 'audit-signing-key.pem'),
+      developmentKeyFile(config),
       () =>
         generateKeyPairSync('ed25519', {
           privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
@@ -115,4 +116,18 @@ export class AuditSigningKeys {
     );
     return new AuditSigningKeys(createPrivateKey(privateKeyPem), previous);
   }
+
+  /**
+   * The keys a verifier finds without creating one: the configured key, or the one a development
+   * service generated into DATA_DIR; undefined when there is neither (a key made now would have
+   * signed no seal, and every seal would read as signed by an unknown key).
+   */
+  static existing(config: AppConfig): AuditSigningKeys | undefined {
+    if (config.auditSeal.signingKeyPem || existsSync(developmentKeyFile(config))) return AuditSigningKeys.load(config);
+    return undefined;
+  }
+}
+
+function developmentKeyFile(config: AppConfig): string {
+  return join(config.dataDir, 'audit-signing-key.pem');
 }

@@ -70,7 +70,14 @@ export async function auditVerifyCommand(
     }
     keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
   } else {
-    keys = AuditSigningKeys.load(config).verifyKeys;
+    const found = AuditSigningKeys.existing(config);
+    if (!found) {
+      throw new AuditVerifyUsageError(
+        'no verification key here: pass --public-key <file> (the public key, or audit-keys.json), or run where the ' +
+          "service's key is configured (AUDIT_SIGNING_KEY or AUDIT_SIGNING_KEY_FILE, or the DATA_DIR of a development service)",
+      );
+    }
+    keys = found.verifyKeys;
   }
   const dataSource = new DataSource(database.dialect.dataSourceOptions(connectionSettings(config, database.url, 'medios-audit-verify')));
   await dataSource.initialize();
