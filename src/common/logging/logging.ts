@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
 import { Logger, type Params, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/index.js';
@@ -33,6 +34,19 @@ export const REDACT_PATHS = [
  * (observability/request-telemetry.ts), which knows the route template and the actor; pino-http
  * only builds the root logger.
  */
+/**
+ * pino-pretty is a development dependency: the image installs none, and a transport it cannot load
+ * would stop the process at its first line. Without it LOG_PRETTY=true leaves the JSON lines.
+ */
+function prettyPrinterInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function pinoOptions(config: AppConfig, operatorCommand = false): Params {
   // stdout for the server; stderr for an operator command, whose stdout is its result
   const destination = operatorCommand ? 2 : 1;
@@ -50,7 +64,7 @@ export function pinoOptions(config: AppConfig, operatorCommand = false): Params 
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       err: errorForLog,
     },
-    transport: config.logPretty ? { target: 'pino-pretty', options: { singleLine: true, destination } } : undefined,
+    transport: config.logPretty && prettyPrinterInstalled() ? { target: 'pino-pretty', options: { singleLine: true, destination } } : undefined,
   };
   return {
     // No per-request middleware: nestjs-pino's (a child logger and a context of its own for every
@@ -58,7 +72,7 @@ export function pinoOptions(config: AppConfig, operatorCommand = false): Params 
     // line written during a request gets its correlation id from the request context instead
     // (requestLogFields), so every logger of the application stays the root one.
     forRoutes: [],
-    pinoHttp: config.logPretty || destination === 1 ? options : [options, pino.destination({ dest: destination, sync: true })],
+    pinoHttp: options.transport || destination === 1 ? options : [options, pino.destination({ dest: destination, sync: true })],
   };
 }
 
