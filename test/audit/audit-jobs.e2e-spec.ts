@@ -11,6 +11,7 @@ import { RetentionService } from '../../src/audit/maintenance/retention.service.
 import { monthLabel, monthStart, yearsBefore } from '../../src/audit/maintenance/storage-policy.js';
 import { FixedClock } from '../../src/common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../src/database/dialects/index.js';
+import { AppMetrics } from '../../src/observability/metrics.js';
 import { TestApp } from '../support/test-app.js';
 import { insertEvent, seedEvents } from './audit-test-data.js';
 import { dropMonthPartition, partitionNames, setVersioning } from './storage-helpers.js';
@@ -356,5 +357,18 @@ describe('the job lock and the requests’ pool', () => {
     expect((await t.get('/api/v1/permisos', { token: admin })).status).toBe(200);
     // before, its own work waited for the one connection the lock held, and failed
     expect((await running).status).toBe('ok');
+  });
+
+  it('counts a scheduled run as soon as its work ends; only its lock waits out the hold', async () => {
+    const before =
+      (await t.app.get(AppMetrics).jobRuns.get()).values.find((v) => v.labels.job === 'integrity-check' && v.labels.result === 'ok')?.value ?? 0;
+    const result = await t.app.get(IntegrityCheckService).run({ scheduled: true, lockHoldMs: 10_000 });
+    expect(result.status).toBe('ok');
+    const after =
+      (await t.app.get(AppMetrics).jobRuns.get()).values.find((v) => v.labels.job === 'integrity-check' && v.labels.result === 'ok')?.value ?? 0;
+    expect(after - before).toBe(1);
+    // the hold goes on: another instance still finds the lock taken
+    const dialect = t.app.get<SqlDialect>(SQL_DIALECT);
+    expect(await dialect.tryJobLock(t.db, 'maintenance:integrity-check')).toBeNull();
   });
 });

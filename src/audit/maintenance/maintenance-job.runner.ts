@@ -139,7 +139,10 @@ export class MaintenanceJobRunner implements BeforeApplicationShutdown, OnApplic
         await lock.release();
       })();
       this.releasing.add(releasing);
-      await releasing.finally(() => this.releasing.delete(releasing));
+      const released = releasing.finally(() => this.releasing.delete(releasing));
+      // a scheduled run's result (its log line, its metrics) is known now: only the lock waits out the hold
+      if (options.scheduled) released.catch((err: unknown) => this.logger.warn({ job, err }, `${job}: the job lock could not be released`));
+      else await released;
     }
   }
 
