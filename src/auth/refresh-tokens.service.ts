@@ -27,6 +27,16 @@ export function tokenForUpdate(manager: EntityManager, tokenHash: string): Selec
     .where('rt.tokenHash = :tokenHash', { tokenHash });
 }
 
+/** Locks one row by its id until the transaction ends: shared (`pessimistic_read`) or exclusive. */
+function lockById(
+  manager: EntityManager,
+  entity: typeof UserEntity | typeof SessionEntity,
+  id: number | string,
+  mode: 'pessimistic_read' | 'pessimistic_write',
+): Promise<unknown> {
+  return manager.getRepository(entity).createQueryBuilder('r').select('r.id').setLock(mode).where('r.id = :id', { id }).getOne();
+}
+
 export type RevocationReason =
   | 'logout'
   | 'rotated'
@@ -108,20 +118,8 @@ export class RefreshTokensService {
     // user's row last otherwise. Found unlocked first to name the rows.
     const named = await tx.findOne(RefreshTokenEntity, { where: { tokenHash }, select: { id: true, familyId: true, userId: true } });
     if (!named) return { ok: false, reason: 'unknown_token' };
-    await tx
-      .getRepository(UserEntity)
-      .createQueryBuilder('u')
-      .select('u.id')
-      .setLock('pessimistic_read')
-      .where('u.id = :id', { id: named.userId })
-      .getOne();
-    await tx
-      .getRepository(SessionEntity)
-      .createQueryBuilder('s')
-      .select('s.id')
-      .setLock('pessimistic_write')
-      .where('s.id = :id', { id: named.familyId })
-      .getOne();
+    await lockById(tx, UserEntity, named.userId, 'pessimistic_read');
+    await lockById(tx, SessionEntity, named.familyId, 'pessimistic_write');
     const token = await tokenForUpdate(tx, tokenHash).getOne();
     if (!token) return { ok: false, reason: 'unknown_token' };
     // SQL Server hands uniqueidentifier values back in upper case: keep the ids of events uniform

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, TestApp, expectProblem } from '../support/test-app.js';
-import { waitUntilBlocked } from '../support/test-database.js';
+import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
 import { decodeJwt, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -90,27 +90,16 @@ describe('auth: login', () => {
      * Holds the user's row as a deactivation or a password change does while it commits, until the
      * sign-in (its password already compared) waits on it; then writes `change` and commits.
      */
-    const signInAcross = async (userId: number, username: string, password: string, change: string) => {
-      const runner = t.db.createQueryRunner();
-      await runner.connect();
-      await runner.startTransaction();
-      try {
-        await runner.query(
-          t.sql(
-            t.engine === 'mssql' ? 'SELECT id FROM users WITH (UPDLOCK, ROWLOCK) WHERE id = $1' : 'SELECT id FROM users WHERE id = $1 FOR UPDATE',
-          ),
-          [userId],
-        );
-        const signIn = t.post(LOGIN, { username, password });
-        await waitUntilBlocked(runner, t.engine, 'the sign-in');
-        await runner.query(t.sql(change), [userId]);
-        await runner.commitTransaction();
-        return await signIn;
-      } finally {
-        if (runner.isTransactionActive) await runner.rollbackTransaction();
-        await runner.release();
-      }
-    };
+    const signInAcross = (userId: number, username: string, password: string, change: string) =>
+      raceWithHeldRows(t.db, t.engine, {
+        what: 'the sign-in',
+        hold: (sql) => sql(lockRowSql(t.engine, 'users'), [userId]),
+        request: () => t.post(LOGIN, { username, password }),
+        meanwhile: (sql) => sql(change, [userId]),
+      });
+    const lastLoginFailure = async (userId: number) =>
+      (await t.query("SELECT failure_reason FROM security_events WHERE action = 'login' AND actor_user_id = $1 ORDER BY id DESC", [userId]))[0]
+        ?.failure_reason;
     const openSessions = async (userId: number) =>
       Number((await t.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = $1 AND ended_at IS NULL', [userId]))[0].n);
 
@@ -121,10 +110,7 @@ describe('auth: login', () => {
       const res = await signInAcross(user.id, user.username, user.password, `UPDATE users SET password_hash = '${other}' WHERE id = $1`);
       expectProblem(res, 401, 'credenciales_invalidas');
       expect(await openSessions(user.id)).toBe(before);
-      const [event] = await t.query("SELECT failure_reason FROM security_events WHERE action = 'login' AND actor_user_id = $1 ORDER BY id DESC", [
-        user.id,
-      ]);
-      expect(event.failure_reason).toBe('invalid_password');
+      expect(await lastLoginFailure(user.id)).toBe('invalid_password');
     });
 
     it('opens no session once the user was deactivated meanwhile (401, security event user_inactive)', async () => {
@@ -138,10 +124,7 @@ describe('auth: login', () => {
       );
       expectProblem(res, 401, 'credenciales_invalidas');
       expect(await openSessions(user.id)).toBe(before);
-      const [event] = await t.query("SELECT failure_reason FROM security_events WHERE action = 'login' AND actor_user_id = $1 ORDER BY id DESC", [
-        user.id,
-      ]);
-      expect(event.failure_reason).toBe('user_inactive');
+      expect(await lastLoginFailure(user.id)).toBe('user_inactive');
     });
 
     it('opens its session when what committed meanwhile left the user active with that password', async () => {

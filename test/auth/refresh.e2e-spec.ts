@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { waitUntilBlocked } from '../support/test-database.js';
+import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
 import { FixedClock } from '../../src/common/context/clock.js';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
 import { TokenForge, appWithForge, dumpAllTables, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
@@ -113,24 +113,18 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     const user = await t.createUser('cajero');
     const { family_id } = await tokenRow(user.refreshToken);
     // what revokeAllForUser and endSession do, in their order: the session's row, then its tokens
-    const runner = t.db.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    try {
-      await runner.query(t.sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE id = $3'), [new Date(), 'logout', family_id]);
-      const refreshed = refresh(user);
-      await waitUntilBlocked(runner, t.engine, 'the refresh');
-      await runner.query(t.sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_at IS NULL'), [
-        new Date(),
-        'logout',
-        family_id,
-      ]);
-      await runner.commitTransaction();
-      expectProblem(await refreshed, 401, 'refresh_invalido');
-    } finally {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      await runner.release();
-    }
+    const refreshed = await raceWithHeldRows(t.db, t.engine, {
+      what: 'the refresh',
+      hold: (sql) => sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE id = $3', [new Date(), 'logout', family_id]),
+      request: () => refresh(user),
+      meanwhile: (sql) =>
+        sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE family_id = $3 AND revoked_at IS NULL', [
+          new Date(),
+          'logout',
+          family_id,
+        ]),
+    });
+    expectProblem(refreshed, 401, 'refresh_invalido');
     expect((await familyRows(family_id)).every((row) => row.revoked_at !== null)).toBe(true);
   });
 
@@ -139,32 +133,24 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     const { family_id } = await tokenRow(user.refreshToken);
     // what an update, a deactivation or a password change does: the user's row first, then the
     // sessions and the tokens (revokeAllForUser)
-    const runner = t.db.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    try {
-      await runner.query(
-        t.sql(t.engine === 'mssql' ? 'SELECT id FROM users WITH (UPDLOCK, ROWLOCK) WHERE id = $1' : 'SELECT id FROM users WHERE id = $1 FOR UPDATE'),
-        [user.id],
-      );
-      const refreshed = refresh(user);
-      await waitUntilBlocked(runner, t.engine, 'the refresh');
-      await runner.query(t.sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE user_id = $3 AND ended_at IS NULL'), [
-        new Date(),
-        'user_updated',
-        user.id,
-      ]);
-      await runner.query(t.sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE user_id = $3 AND revoked_at IS NULL'), [
-        new Date(),
-        'user_updated',
-        user.id,
-      ]);
-      await runner.commitTransaction();
-      expectProblem(await refreshed, 401, 'refresh_invalido');
-    } finally {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      await runner.release();
-    }
+    const refreshed = await raceWithHeldRows(t.db, t.engine, {
+      what: 'the refresh',
+      hold: (sql) => sql(lockRowSql(t.engine, 'users'), [user.id]),
+      request: () => refresh(user),
+      meanwhile: async (sql) => {
+        await sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE user_id = $3 AND ended_at IS NULL', [
+          new Date(),
+          'user_updated',
+          user.id,
+        ]);
+        await sql('UPDATE refresh_tokens SET revoked_at = $1, revoked_reason = $2 WHERE user_id = $3 AND revoked_at IS NULL', [
+          new Date(),
+          'user_updated',
+          user.id,
+        ]);
+      },
+    });
+    expectProblem(refreshed, 401, 'refresh_invalido');
     expect((await familyRows(family_id)).every((row) => row.revoked_at !== null)).toBe(true);
   });
 

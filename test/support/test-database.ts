@@ -38,7 +38,7 @@ export function sqlFor(variants: { postgres: string; mssql: string }): string {
  * Waits until a session other than `runner`'s waits on a lock `runner` holds (PostgreSQL: any
  * session of this database waiting on a lock while `runner` is in a transaction).
  */
-export async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: string): Promise<void> {
+async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: string): Promise<void> {
   const probe =
     engine === 'mssql'
       ? 'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE blocking_session_id = @@SPID'
@@ -49,6 +49,40 @@ export async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what
     if (Number((await runner.query(probe))[0].n) > 0) return;
     if (i > 2000) throw new Error(`${what} never waited on the lock`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** A statement that locks one row of `table` by `id` ($1) for update until the transaction ends. */
+export function lockRowSql(engine: Engine, table: string): string {
+  return engine === 'mssql' ? `SELECT id FROM ${table} WITH (UPDLOCK, ROWLOCK) WHERE id = $1` : `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`;
+}
+
+type RunSql = (sql: string, params?: unknown[]) => Promise<unknown>;
+
+/**
+ * Stages a request racing a concurrent change at the interleaving that matters: in a transaction of
+ * its own connection, `hold` writes or locks rows; the request starts and, once it waits on them,
+ * `meanwhile` runs and the transaction commits. Answers the request's result. Statements take `$n`.
+ */
+export async function raceWithHeldRows<T>(
+  db: DataSource,
+  engine: Engine,
+  race: { what: string; hold: (sql: RunSql) => Promise<unknown>; request: () => Promise<T>; meanwhile?: (sql: RunSql) => Promise<unknown> },
+): Promise<T> {
+  const runner = db.createQueryRunner();
+  const sql: RunSql = (text, params = []) => runner.query(placeholders(engine, text), params);
+  await runner.connect();
+  await runner.startTransaction();
+  try {
+    await race.hold(sql);
+    const answer = race.request();
+    await waitUntilBlocked(runner, engine, race.what);
+    await race.meanwhile?.(sql);
+    await runner.commitTransaction();
+    return await answer;
+  } finally {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    await runner.release();
   }
 }
 
