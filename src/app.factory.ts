@@ -22,14 +22,17 @@ import { recordFrameworkError, recordRefusedRequest, registerRequestTelemetry, w
 const API_PREFIX = '/api/v1';
 const NO_STORE = 'no-store';
 
+/** Probe answers report the state of this instant: a cached one would hide an outage from a probe behind a proxy. */
+const HEALTH_PREFIX = '/health/';
+
 /**
- * Whether an answer may omit `Cache-Control: no-store`: only one from a route outside the API
- * (Swagger UI, the published keys, health). Decided on the route the request matched, not on the
+ * Whether an answer may omit `Cache-Control: no-store`: only one from a route outside the API and
+ * the probes (Swagger UI, the published keys). Decided on the route the request matched, not on the
  * URL as sent, which may spell the prefix with %-escapes (`/%61pi/v1/...` reaches the same route);
  * a request that matched no route (a 404) or only the CORS preflight route (`*`) gets no-store.
  */
 function mayBeCached(routeUrl: string | undefined): boolean {
-  return routeUrl !== undefined && routeUrl !== '*' && !routeUrl.startsWith(API_PREFIX);
+  return routeUrl !== undefined && routeUrl !== '*' && !routeUrl.startsWith(API_PREFIX) && !routeUrl.startsWith(HEALTH_PREFIX);
 }
 
 /**

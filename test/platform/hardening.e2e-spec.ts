@@ -65,6 +65,13 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(read.headers['cache-control']).toBe('no-store');
     });
 
+    it('marks the probes, which report the state of the instant', async () => {
+      for (const path of ['/health/live', '/health/ready', '/health/audit']) {
+        // Terminus's own value on the checks it answers says the same with more words
+        expect((await t.get(path)).headers['cache-control']).toMatch(/(^|, )no-store(,|$)/);
+      }
+    });
+
     it('leaves the public keys cacheable', async () => {
       expect((await t.get('/.well-known/jwks.json')).headers['cache-control']).toBe('public, max-age=300');
     });
