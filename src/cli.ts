@@ -8,7 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory.js';
 import { AppModule } from './app.module.js';
 import { AuditSealService } from './audit/integrity/audit-seal.service.js';
-import { auditVerifyCommand, AuditVerifyUsageError, parseAuditVerifyArgs } from './audit/integrity/audit-verify.command.js';
+import { auditVerifyCommand, AuditVerifyFailure, AuditVerifyUsageError, parseAuditVerifyArgs } from './audit/integrity/audit-verify.command.js';
 import { IntegrityCheckService } from './audit/maintenance/integrity-check.service.js';
 import type { JobResult, JobStatus, MaintenanceJobName } from './audit/maintenance/maintenance-job.runner.js';
 import { PartitionManagerService } from './audit/maintenance/partition-manager.service.js';
@@ -190,6 +190,10 @@ main(process.argv.slice(2)).then(
     if (err instanceof ConfigValidationError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(78); // EX_CONFIG
+    }
+    if (err instanceof AuditVerifyFailure) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

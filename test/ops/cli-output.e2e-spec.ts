@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadAppConfig } from '../../src/common/config/index.js';
@@ -27,15 +30,16 @@ describe('the CLI on a fresh database', () => {
     if (database) await dropTestDatabase(database.name);
   });
 
-  const run = (...args: string[]) =>
+  const runOn = (url: string, ...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
         [cli, ...args],
-        { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'info', ADMIN_PASSWORD: '' }, timeout: 60_000 },
+        { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', ADMIN_PASSWORD: '' }, timeout: 60_000 },
         (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
+  const run = (...args: string[]) => runOn(database.url, ...args);
 
   it('prints its usage on stdout when asked (0), and on stderr with 64 for a missing or wrong command or argument', async () => {
     const asked = await run('--help');
@@ -63,6 +67,20 @@ describe('the CLI on a fresh database', () => {
       expect(await db.query(`SELECT username FROM users WHERE username = 'admin'`)).toEqual([]);
     } finally {
       await db.destroy();
+    }
+  });
+
+  it('audit:verify on a database that is not the service’s names the missing tables (exit 1, no stack trace)', async () => {
+    const empty = await createTestDatabase(loadAppConfig(process.env), { migrated: false });
+    try {
+      const key = join(mkdtempSync(join(tmpdir(), 'cli-verify-')), 'audit.pem');
+      writeFileSync(key, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
+      const { code, stdout, stderr } = await runOn(empty.url, 'audit:verify', '--public-key', key);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(stderr).toContain('cannot verify: the database has no table audit_events, security_events, audit_seals');
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await dropTestDatabase(empty.name);
     }
   });
 });

@@ -115,9 +115,13 @@ export async function makeInsertsFail(db: DataSource, engine: Engine, table: str
 
 /**
  * A fresh database of its own for one test file: cloned from the migrated template on
- * PostgreSQL, created and migrated from scratch on SQL Server (no templates there).
+ * PostgreSQL, created and migrated from scratch on SQL Server (no templates there); with
+ * `migrated: false`, an empty database (what a wrong DATABASE_URL points at).
  */
-export async function createTestDatabase(baseConfig: AppConfig = loadAppConfig(process.env)): Promise<{ name: string; url: string }> {
+export async function createTestDatabase(
+  baseConfig: AppConfig = loadAppConfig(process.env),
+  { migrated = true }: { migrated?: boolean } = {},
+): Promise<{ name: string; url: string }> {
   const serverUrl = process.env.TEST_SERVER_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!serverUrl || !runId) throw new Error('test/support/global-setup.ts did not run');
@@ -126,12 +130,12 @@ export async function createTestDatabase(baseConfig: AppConfig = loadAppConfig(p
   const admin = new DataSource(dialect.dataSourceOptions(connectionSettings(baseConfig, serverUrl, 'medios-test-admin')));
   await admin.initialize();
   try {
-    await dialect.createDatabase(admin, name, dialect.supportsTemplates ? process.env.TEST_TEMPLATE_DB : undefined);
+    await dialect.createDatabase(admin, name, migrated && dialect.supportsTemplates ? process.env.TEST_TEMPLATE_DB : undefined);
   } finally {
     await admin.destroy();
   }
   const url = withDatabase(serverUrl, name);
-  if (!dialect.supportsTemplates) await runMigrations(baseConfig, url);
+  if (migrated && !dialect.supportsTemplates) await runMigrations(baseConfig, url);
   return { name, url };
 }
 

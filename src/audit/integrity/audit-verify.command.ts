@@ -10,6 +10,9 @@ import { AuditVerifier, formatReport } from './audit-verification.service.js';
 /** A command line the CLI must refuse (exit 64). */
 export class AuditVerifyUsageError extends Error {}
 
+/** A database the command cannot verify at all (exit 1, its message alone: no stack for an operator to read). */
+export class AuditVerifyFailure extends Error {}
+
 export interface AuditVerifyArgs {
   stores?: EventStore[];
   from?: Date;
@@ -82,11 +85,33 @@ export async function auditVerifyCommand(
   const dataSource = new DataSource(database.dialect.dataSourceOptions(connectionSettings(config, database.url, 'medios-audit-verify')));
   await dataSource.initialize();
   try {
+    await requireTables(dataSource, [...(options.stores ?? ['audit_events', 'security_events']), 'audit_seals']);
     const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
     const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
     write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     return report.intact ? 0 : 2;
   } finally {
     await dataSource.destroy();
+  }
+}
+
+/**
+ * A wrong DATABASE_URL (an empty database, another application's) would otherwise end in the
+ * driver's "relation does not exist" and a stack trace; the operator is told which tables are
+ * missing instead. A store dropped from a medios database lands here too, and is not "intact".
+ */
+async function requireTables(dataSource: DataSource, tables: readonly string[]): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    const missing: string[] = [];
+    for (const table of tables) if (!(await runner.hasTable(table))) missing.push(table);
+    if (missing.length) {
+      throw new AuditVerifyFailure(
+        `cannot verify: the database has no table ${missing.join(', ')}. Is DATABASE_URL the service's database, ` +
+          'and is it migrated (npm run db:migrate)? A table dropped from a migrated database is lost evidence.',
+      );
+    }
+  } finally {
+    await runner.release();
   }
 }
