@@ -1,15 +1,33 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { RequestContext } from '../common/context/request-context.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, passwordProblems } from './password-policy.js';
 import { UserEntity } from './user.entity.js';
 import { BOOTSTRAP_ADMIN } from '../common/config/config.module.js';
 
 export const SYSTEM_USERNAME = 'system';
+
+/** How a user that nobody signed in created came to be: `metadata.via` of its `usuario.create`. */
+type SelfCreatedVia = 'first_start' | 'operator_cli';
+
+interface SelfCreatedUser {
+  username: string;
+  passwordHash: string;
+  nombre: string;
+  apellido: string;
+  email: string;
+  rol: string;
+  activo: boolean;
+  mustChangePassword: boolean;
+}
 
 /**
  * First start: creates the user `admin` (role admin) when the users table is empty, with
@@ -24,6 +42,9 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     private readonly hasher: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BOOTSTRAP_ADMIN) private readonly bootstrapAdmin: boolean,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly audit: AuditService,
+    private readonly context: RequestContext,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -39,31 +60,52 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const users = this.dataSource.getRepository(UserEntity);
     const existing = await users.findOneBy({ username: SYSTEM_USERNAME });
     if (existing) return existing.id;
-    const role = await this.dataSource.getRepository(RoleEntity).findOneByOrFail({ codigo: 'consulta' });
     try {
-      await users.insert({
-        username: SYSTEM_USERNAME,
-        passwordHash: await this.hasher.hash(randomBytes(32).toString('base64url')),
-        nombre: 'Sistema',
-        apellido: 'CLI',
-        email: 'system@localhost',
-        roleId: role.id,
-        activo: false,
-        mustChangePassword: false,
-        permissionOverrides: { granted: [], denied: [] },
-      });
+      return await this.insertSelfCreated(
+        {
+          username: SYSTEM_USERNAME,
+          passwordHash: await this.hasher.hash(randomBytes(32).toString('base64url')),
+          nombre: 'Sistema',
+          apellido: 'CLI',
+          email: 'system@localhost',
+          rol: 'consulta',
+          activo: false,
+          mustChangePassword: false,
+        },
+        'operator_cli',
+      );
     } catch (err) {
       const raced = await users.findOneBy({ username: SYSTEM_USERNAME });
       if (raced) return raced.id;
       throw err;
     }
-    return (await users.findOneByOrFail({ username: SYSTEM_USERNAME })).id;
+  }
+
+  /**
+   * Inserts a user that nobody signed in created, in one transaction with its `usuario.create`
+   * event: the trail accounts for every user. The event's actor is the new user itself (the event
+   * needs an actor, and there is none other), and `metadata.via` says how it came to be.
+   */
+  private insertSelfCreated(user: SelfCreatedUser, via: SelfCreatedVia): Promise<number> {
+    const { rol, ...columns } = user;
+    return this.context.runAs(undefined, () =>
+      this.txHost.withTransaction(async () => {
+        const role = await this.txHost.tx.getRepository(RoleEntity).findOneByOrFail({ codigo: rol });
+        const result = await this.txHost.tx.insert(UserEntity, { ...columns, roleId: role.id, permissionOverrides: { granted: [], denied: [] } });
+        const id = Number(result.identifiers[0]?.id);
+        this.context.setActor(id, user.username);
+        await this.audit.record('usuario.create', 'usuario', id, {
+          after: { username: user.username, nombre: user.nombre, apellido: user.apellido, email: user.email, rol },
+          via,
+        });
+        return id;
+      }),
+    );
   }
 
   async ensureAdmin(): Promise<void> {
     const users = this.dataSource.getRepository(UserEntity);
     if ((await users.count()) > 0) return;
-    const role = await this.dataSource.getRepository(RoleEntity).findOneByOrFail({ codigo: 'admin' });
     // checked here, not with the rest of the configuration: it is read only now, on an empty
     // users table, and a stale value left in a deployment's secret must not stop later starts
     if (this.config.adminPassword !== undefined && passwordProblems(this.config.adminPassword, 'admin').length)
@@ -80,17 +122,19 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const password = this.config.adminPassword ?? randomBytes(18).toString('base64url');
     const passwordHash = await this.hasher.hash(password);
     try {
-      await users.insert({
-        username: 'admin',
-        passwordHash,
-        nombre: 'Administrador',
-        apellido: 'Sistema',
-        email: 'admin@localhost',
-        roleId: role.id,
-        activo: true,
-        mustChangePassword: generated,
-        permissionOverrides: { granted: [], denied: [] },
-      });
+      await this.insertSelfCreated(
+        {
+          username: 'admin',
+          passwordHash,
+          nombre: 'Administrador',
+          apellido: 'Sistema',
+          email: 'admin@localhost',
+          rol: 'admin',
+          activo: true,
+          mustChangePassword: generated,
+        },
+        'first_start',
+      );
     } catch (err) {
       // another instance bootstrapped first
       if ((await users.count()) > 0) return;

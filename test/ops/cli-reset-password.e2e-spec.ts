@@ -29,6 +29,18 @@ describe('operator password reset (CLI admin:reset-password)', () => {
     expect(JSON.stringify(event)).not.toContain(temporary);
   });
 
+  it('records the system user’s own creation, once, with itself as actor and how it came to be', async () => {
+    await resetPasswordAsSystem(t.app, (await t.createUser('consulta')).username);
+    const [system] = await t.query('SELECT id FROM users WHERE username = $1', ['system']);
+    const created = await t.auditEvents({ action: 'usuario.create', targetId: String(system.id) });
+    expect(created).toHaveLength(1);
+    expect(created[0].actor_user_id).toBe(system.id);
+    expect(created[0].metadata).toEqual({
+      after: { username: 'system', nombre: 'Sistema', apellido: 'CLI', email: 'system@localhost', rol: 'consulta' },
+      via: 'operator_cli',
+    });
+  });
+
   it("revokes the user's refresh tokens", async () => {
     const user = await t.createUser('vendedor');
     await resetPasswordAsSystem(t.app, user.username);

@@ -49,6 +49,20 @@ describe('the bootstrap admin and ADMIN_PASSWORD', () => {
         expect(Number((row as { n: number | string }).n)).toBe(1);
         const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: good } });
         expect(login.statusCode).toBe(200);
+        // the trail accounts for the first administrator too: its creation, with itself as actor
+        const events = await app
+          .get<DataSource>(getDataSourceToken())
+          .query(
+            `SELECT e.actor_user_id, e.target_id, e.metadata FROM audit_events e JOIN users u ON u.id = e.actor_user_id WHERE e.action = 'usuario.create' AND u.username = 'admin'`,
+          );
+        expect(events).toHaveLength(1);
+        expect(String(events[0].target_id)).toBe(String(events[0].actor_user_id));
+        const metadata = typeof events[0].metadata === 'string' ? JSON.parse(events[0].metadata) : events[0].metadata;
+        expect(metadata).toEqual({
+          after: { username: 'admin', nombre: 'Administrador', apellido: 'Sistema', email: 'admin@localhost', rol: 'admin' },
+          via: 'first_start',
+        });
+        expect(JSON.stringify(events)).not.toContain(good);
       } finally {
         await app.close();
       }
