@@ -123,6 +123,17 @@ describe('users', () => {
       expectProblem(await t.post('/api/v1/users', body({ email: 'no-es-un-email' }), { token: admin }), 400, 'validacion');
       expectProblem(await t.post('/api/v1/users', body({ activo: false }), { token: admin }), 400, 'validacion');
     });
+
+    it('rejects an email holding a character that shows as nothing or as something else (bidi override, zero-width space, soft hyphen, unassigned)', async () => {
+      for (const email of ['a@x.co\u202em', '\u200ba@x.com', 'a@x.com\u00ad', 'a@x.com\u2060', 'a@x.\u0378\u0379', 'a@x.\ufffd\ufffd']) {
+        const res = await t.post('/api/v1/users', body({ email }), { token: admin });
+        expectProblem(res, 400, 'validacion');
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toContain('email');
+      }
+      expect(
+        (await t.post('/api/v1/users', body({ username: unique('mail').toLowerCase(), email: 'ana@diario.com.ar' }), { token: admin })).status,
+      ).toBe(201);
+    });
   });
 
   describe('read', () => {

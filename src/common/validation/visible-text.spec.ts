@@ -29,7 +29,7 @@ describe('RequiredText and OptionalText', () => {
     expect(dto.descripcion).toBe('Café');
   });
 
-  it('refuses a name with a control or invisible character: zero-width space, bidi mark, BEL, tab, line separator, Hangul filler, blank braille, any default-ignorable, a leading combining mark', async () => {
+  it('refuses a name with a control or invisible character: zero-width space, bidi mark, BEL, tab, line separator, Hangul filler, blank braille, any default-ignorable, an unassigned or private-use code point, U+FFFD, a leading combining mark', async () => {
     for (const nombre of [
       '\u200bMotos',
       '\u200b',
@@ -52,6 +52,11 @@ describe('RequiredText and OptionalText', () => {
       'Motos\u{e0041}',
       '\u0301',
       '\u0301Motos',
+      'Motos\ufffe',
+      'Mo\u0378tos',
+      'Motos\ue000',
+      'Motos\u{fffd0}',
+      'Mot\ufffd\ufffds',
     ]) {
       expect(await refusal({ nombre })).toEqual(['nombre:visibleText']);
     }

@@ -5,9 +5,11 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
  * (zero-width spaces and joiners, bidi marks, BOM), the line and paragraph separators, every
  * character Unicode says renderers draw as nothing when they cannot show it (default-ignorable:
  * the Hangul fillers, the combining grapheme joiner, variation selectors, tags…), the blank
- * braille pattern — and a combining mark at the start, with no letter to sit on.
+ * braille pattern, code points no font draws the same for everyone (unassigned ones and
+ * noncharacters, private use) and U+FFFD, the mark of text that lost its bytes on the way — and a
+ * combining mark at the start, with no letter to sit on.
  */
-const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|^\p{M}/u;
+const INVISIBLE_IN_NAMES = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cn}\p{Co}\p{Default_Ignorable_Code_Point}\u2800\uFFFD]|^\p{M}/u;
 /** Control characters, except the tab and line breaks a description may hold. */
 const CONTROL_IN_TEXT = /[^\P{Cc}\t\n\r]/u;
 

@@ -3,6 +3,7 @@ import { IsEmail, IsOptional, IsString, Matches } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page.js';
 import { SortQuery } from '../../common/pagination/sort.js';
 import { Trim } from '../../common/validation/transforms.js';
+import { VisibleText } from '../../common/validation/visible-text.js';
 import { ImmutableField } from '../../common/validation/validation.js';
 import { IsRoleCode } from '../../roles/role-code.pipe.js';
 import type { UserEntity } from '../user.entity.js';
@@ -36,6 +37,9 @@ export class UserProfileDto {
   @Trim()
   @IsString()
   @StoredLength(254)
+  // validator's isEmail takes any code point above U+00A0 in a domain, a bidi override or a
+  // zero-width space included: an address shown in the console must read as what it is
+  @VisibleText()
   @IsEmail({ require_tld: false }, { message: 'email debe ser una dirección de correo (se admiten dominios sin TLD, p. ej. admin@localhost)' })
   email!: string;
 
