@@ -98,8 +98,8 @@ export function inexactNumber(text: string): FieldError | undefined {
       const source = context?.source;
       if (!found && typeof value === 'number' && source !== undefined && canonicalNumber(source) !== canonicalNumber(String(value))) {
         const field = key === '' || /^\d+$/.test(key) ? 'body' : key;
-        const shown = source.length > 40 ? `${source.slice(0, 40)}…` : source;
-        found = { field, code: 'exactNumber', message: `${field} tiene más cifras de las que se pueden recibir con exactitud: ${shown}` };
+        // the value is not repeated: the field may be a password sent as a number
+        found = { field, code: 'exactNumber', message: `${field} tiene más cifras de las que se pueden recibir con exactitud` };
       }
       return value;
     });
