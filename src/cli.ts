@@ -16,7 +16,7 @@ import { RetentionService } from './audit/maintenance/retention.service.js';
 import { type AppConfig, ConfigValidationError, loadAppConfig } from './common/config/index.js';
 import { pinoOptions, startLogger } from './common/logging/logging.js';
 import { buildOpenApiDocument } from './common/swagger/swagger.js';
-import { type DatabaseRuntime, resolveDatabase, runMigrations } from './database/database-runtime.js';
+import { type DatabaseRuntime, resolveDatabase, revertLastMigration, runMigrations } from './database/database-runtime.js';
 import { AppMetrics } from './observability/metrics.js';
 import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 
@@ -28,6 +28,8 @@ import { resetPasswordAsSystem } from './users/operator-password-reset.js';
 const USAGE = `usage: node dist/src/cli.js <command>
 
   migrate                      apply pending migrations (npm run db:migrate)
+  migrate:revert               revert the last applied migration (its down(), one transaction); stop every instance
+                               first (docs/operations.md, "Reverting a migration")
   job <name>                   run one maintenance job now and print its result (npm run job -- <name>)
                                  partition-manager   monthly partitions of both event stores through the 3rd month ahead
                                  retention           audit rows > 10 years, security rows > 5 years, expired history
@@ -71,6 +73,13 @@ async function main(argv: string[]): Promise<number> {
       return withDatabase(async (config, database) => {
         const applied = await runMigrations(config, database.url, progress);
         print({ command: 'migrate', applied });
+        return 0;
+      });
+    case 'migrate:revert':
+      if (args.length) throw new UsageError('migrate:revert takes no arguments');
+      return withDatabase(async (config, database) => {
+        const reverted = await revertLastMigration(config, database.url, progress);
+        print({ command: 'migrate:revert', reverted: reverted ?? null });
         return 0;
       });
     case 'job':

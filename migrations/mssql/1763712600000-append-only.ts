@@ -130,7 +130,9 @@ export class AppendOnly1763712600000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
-      IF EXISTS (SELECT 1 FROM sys.certificates WHERE name = N'medios_partition_maintenance')
+      -- a later ALTER of the procedure has already dropped the signature (see the header): DROP SIGNATURE would fail then
+      IF EXISTS (SELECT 1 FROM sys.crypt_properties cp JOIN sys.certificates c ON c.thumbprint = cp.thumbprint
+                  WHERE cp.major_id = OBJECT_ID(N'dbo.ensure_monthly_partitions') AND c.name = N'medios_partition_maintenance')
         DROP SIGNATURE FROM dbo.ensure_monthly_partitions BY CERTIFICATE medios_partition_maintenance;
       IF DATABASE_PRINCIPAL_ID(N'medios_partition_maintenance') IS NOT NULL DROP USER medios_partition_maintenance;
       IF EXISTS (SELECT 1 FROM sys.certificates WHERE name = N'medios_partition_maintenance') DROP CERTIFICATE medios_partition_maintenance;
@@ -142,6 +144,7 @@ export class AppendOnly1763712600000 implements MigrationInterface {
         REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.audit_events FROM medios_app_role;
         REVOKE UPDATE, DELETE, ALTER ON OBJECT::dbo.security_events FROM medios_app_role;
         REVOKE INSERT, UPDATE, DELETE ON OBJECT::dbo.avisos FROM medios_app_role;
+        REVOKE EXECUTE ON OBJECT::dbo.ensure_monthly_partitions FROM medios_app_role;
         -- DROP ROLE fails (Msg 15144) while the role has members: the service's user is one
         DECLARE @drop_members nvarchar(max);
         SELECT @drop_members = STRING_AGG(CONVERT(nvarchar(max), N'ALTER ROLE medios_app_role DROP MEMBER ' + QUOTENAME(m.name) + N';'), N' ')

@@ -211,8 +211,27 @@ export class AppendOnly1763712600000 implements MigrationInterface {
       DROP FUNCTION IF EXISTS purge_event_partitions(text, timestamptz);
       DROP FUNCTION IF EXISTS purge_events(text, timestamptz, int);
       DROP FUNCTION IF EXISTS purge_min_age(text);
-      ALTER FUNCTION ensure_monthly_partitions(text, date, date) SECURITY INVOKER;
-      GRANT EXECUTE ON FUNCTION ensure_monthly_partitions(text, date, date) TO PUBLIC;
+      -- the platform migration's function again, as it was: invoker's rights, no search_path, executable by PUBLIC
+      DROP FUNCTION ensure_monthly_partitions(text, date, date);
+      CREATE FUNCTION ensure_monthly_partitions(parent text, first_month date, last_month date)
+      RETURNS int LANGUAGE plpgsql AS $fn$
+      DECLARE
+        m date := date_trunc('month', first_month)::date;
+        created int := 0;
+        part text;
+      BEGIN
+        WHILE m <= last_month LOOP
+          part := format('%s_p%s', parent, to_char(m, 'YYYY_MM'));
+          IF to_regclass(quote_ident(part)) IS NULL THEN
+            EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+              part, parent, m::timestamp AT TIME ZONE 'UTC', (m + interval '1 month')::timestamp AT TIME ZONE 'UTC');
+            created := created + 1;
+          END IF;
+          m := (m + interval '1 month')::date;
+        END LOOP;
+        RETURN created;
+      END
+      $fn$;
       DO $do$
       DECLARE
         s text := quote_ident(current_schema());

@@ -31,5 +31,16 @@ export class CodeOrder1763713200000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const [table, column, type] of COLUMNS) await q.query(`ALTER TABLE ${table} ALTER COLUMN ${column} TYPE ${type} COLLATE "default"`);
+    // Changing the column's type re-parses the checks on it: the IN list of provincias comes back
+    // as an equivalent but differently cast expression. Re-adding it as 1763712300000-medios-fiscal.ts
+    // wrote it leaves the constraint exactly as it was before the up.
+    await q.query(`
+      ALTER TABLE ingresos_brutos DROP CONSTRAINT ck_ingresos_brutos_provincia;
+      ALTER TABLE ingresos_brutos ADD CONSTRAINT ck_ingresos_brutos_provincia CHECK (provincia IN (
+        'BUENOS_AIRES', 'CABA', 'CATAMARCA', 'CHACO', 'CHUBUT', 'CORDOBA', 'CORRIENTES', 'ENTRE_RIOS',
+        'FORMOSA', 'JUJUY', 'LA_PAMPA', 'LA_RIOJA', 'MENDOZA', 'MISIONES', 'NEUQUEN', 'RIO_NEGRO',
+        'SALTA', 'SAN_JUAN', 'SAN_LUIS', 'SANTA_CRUZ', 'SANTA_FE', 'SANTIAGO_DEL_ESTERO',
+        'TIERRA_DEL_FUEGO', 'TUCUMAN'));
+    `);
   }
 }

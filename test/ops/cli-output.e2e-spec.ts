@@ -83,4 +83,15 @@ describe('the CLI on a fresh database', () => {
       await dropTestDatabase(empty.name);
     }
   });
+
+  it('migrate:revert reverts the last applied migration and prints its name; migrate applies it again', async () => {
+    const reverted = await run('migrate:revert');
+    expect(reverted.code).toBe(0);
+    const { command, reverted: name } = JSON.parse(reverted.stdout) as { command: string; reverted: string };
+    expect(command).toBe('migrate:revert');
+    expect(name).toMatch(/\d{13}$/);
+    const migrated = await run('migrate');
+    expect({ code: migrated.code, result: JSON.parse(migrated.stdout) }).toEqual({ code: 0, result: { command: 'migrate', applied: [name] } });
+    expect((await run('migrate:revert', 'extra')).code).toBe(64);
+  });
 });
