@@ -2720,7 +2720,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+        /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
         IfMatch: string;
     };
     requestBodies: never;
@@ -3049,7 +3049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3180,7 +3180,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3291,7 +3291,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3731,7 +3731,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3846,7 +3846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -3957,7 +3957,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -4404,7 +4404,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -4551,7 +4551,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -4694,7 +4694,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -5078,7 +5078,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -5246,7 +5246,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -5410,7 +5410,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -5696,7 +5696,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -5864,7 +5864,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -6152,7 +6152,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -6677,7 +6677,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -6845,7 +6845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -6988,7 +6988,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -7529,7 +7529,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -7697,7 +7697,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -7861,7 +7861,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -8029,7 +8029,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -8645,7 +8645,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -8813,7 +8813,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -8977,7 +8977,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -10821,7 +10821,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -10968,7 +10968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -11251,7 +11251,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -11423,7 +11423,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -11940,7 +11940,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -12112,7 +12112,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -12543,7 +12543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -12715,7 +12715,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
+                /** @description The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {

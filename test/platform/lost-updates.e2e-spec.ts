@@ -361,6 +361,16 @@ describe('lost updates are refused with 412 on every single resource (ETag / If-
       expect((await send('PUT', url, { nombre: 'Lista' }, `"otro", ${etag}`)).status).toBe(200);
     });
 
+    it('refuses a blank If-Match (412, nothing changed): it names no version, so it is no "without If-Match"', async () => {
+      const { url } = await RESOURCES.find((r) => r.name === 'medio')!.create(t, admin);
+      const before = await t.get(url, { token: admin });
+      for (const blank of ['', ' ']) {
+        expect(await send('PUT', url, { nombre: 'En blanco' }, blank)).toMatchObject({ status: 412, body: { code: 'version_obsoleta' } });
+      }
+      const after = await t.get(url, { token: admin });
+      expect({ nombre: after.body.nombre, etag: after.headers.etag }).toEqual({ nombre: before.body.nombre, etag: before.headers.etag });
+    });
+
     it('checks the path before the precondition: a malformed id with If-Match is 400, not 412', async () => {
       expect((await send('PUT', `${MEDIOS}/abc`, { nombre: 'x' }, '"x"')).status).toBe(400);
       expect((await send('PUT', '/api/v1/roles/Mal-Codigo', { nombre: 'x' }, '"x"')).status).toBe(400);

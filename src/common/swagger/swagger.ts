@@ -91,7 +91,7 @@ const IF_MATCH = {
   in: 'header' as const,
   required: false,
   description:
-    'The `ETag` of the representation the change is based on (or `*`: any existing version). A stale one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version.',
+    'The `ETag` of the representation the change is based on (or `*`: any existing version). A stale or blank one answers 412 `version_obsoleta` and changes nothing. Absent: the change applies whatever the current version.',
   schema: { type: 'string' as const },
 };
 

@@ -20,9 +20,11 @@ describe('entity tags', () => {
 });
 
 describe('If-Match', () => {
-  it('is absent when the header is missing or blank', () => {
+  it('is absent only when the header is missing; a blank one names no tag', () => {
     expect(parseIfMatch(undefined)).toBeUndefined();
-    expect(parseIfMatch('  ')).toBeUndefined();
+    expect(parseIfMatch('')).toEqual({ any: false, tags: [] });
+    expect(parseIfMatch('  ')).toEqual({ any: false, tags: [] });
+    expect(parseIfMatch(' , ')).toEqual({ any: false, tags: [] });
   });
 
   it('reads * as any existing representation', () => {

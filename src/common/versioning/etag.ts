@@ -34,11 +34,13 @@ export type IfMatch = { any: true } | { any: false; tags: string[] };
 
 /**
  * Parses `If-Match` (RFC 9110 §13.1.1): `*` or a comma-separated list of entity tags. Weak tags
- * (`W/"…"`) never match, since If-Match uses the strong comparison. Undefined when absent or empty.
+ * (`W/"…"`) never match, since If-Match uses the strong comparison. Undefined only when absent: a
+ * blank one names no tag, so it matches nothing (412) — a console that sends
+ * `etag ?? ''` for a record it never read the tag of must not overwrite it unconditionally.
  */
 export function parseIfMatch(header: string | string[] | undefined): IfMatch | undefined {
-  const raw = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim();
-  if (!raw) return undefined;
+  if (header === undefined) return undefined;
+  const raw = (Array.isArray(header) ? header.join(',') : header).trim();
   if (raw === '*') return { any: true };
   const tags = raw
     .split(',')
