@@ -159,6 +159,23 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(bodyOf(answer)).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
     });
 
+    it('answers what it refuses on a fiscal route in the fiscal shape, and names the path it read', async () => {
+      const framing = await rawExchange(
+        port,
+        'POST /api/v1/admin/fiscal/tipos-iva HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      );
+      expect(framing).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(framing)).toEqual({ error: 'validacion', message: expect.any(String) });
+      const oversized = await rawExchange(
+        port,
+        `GET /api/v1/admin/fiscal/tipos-iva?x=1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+      );
+      expect(oversized).toMatch(/^HTTP\/1\.1 431 /);
+      expect(bodyOf(oversized)).toEqual({ error: 'validacion', message: expect.any(String) });
+      const elsewhere = await rawExchange(port, `GET /api/v1/auth/me?x=1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+      expect(bodyOf(elsewhere)).toMatchObject({ status: 431, instance: '/api/v1/auth/me' });
+    });
+
     it('answers an HTTP/1.1 request without Host with a 400 problem document carrying the service headers', async () => {
       const mine = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
       const answer = await rawExchange(port, `GET /health/live HTTP/1.1\r\nX-Correlation-Id: ${mine}\r\nConnection: close\r\n\r\n`);

@@ -44,7 +44,7 @@ export function sendClientError(
   const correlationId = unfinished?.correlationId ?? randomUUID();
   // one refused before fastify had a request has no hook to record it: recorded here
   if (!unfinished) recordRefused(status, correlationId);
-  const { headers, body } = rawProblem(status, detail, unfinished?.url ?? '', correlationId, securityHeaders);
+  const { headers, body } = rawProblem(status, detail, unfinished?.url ?? requestTarget(error), correlationId, securityHeaders);
   if (socket.writable) {
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
@@ -52,6 +52,18 @@ export function sendClientError(
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
   }
   socket.destroy(error);
+}
+
+/**
+ * The path of the request line in the bytes the parser refused, when they begin with one (their
+ * `rawPacket`; a later chunk of an over-long head holds none): a request refused on a fiscal route
+ * answers in that route's shape, and any answer names its path as `instance`. Only the path, never
+ * the query; empty when there is no request line to read.
+ */
+export function requestTarget(error: Error & { rawPacket?: unknown }): string {
+  if (!Buffer.isBuffer(error.rawPacket)) return '';
+  const head = error.rawPacket.subarray(0, 4096).toString('latin1');
+  return /^[A-Z]{1,16} (\/[^\s?#]*)/.exec(head)?.[1] ?? '';
 }
 
 /**
