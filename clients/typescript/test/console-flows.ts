@@ -15,6 +15,7 @@ import {
   type ErrorCode,
   isProblem,
   memoryTokenStore,
+  type RefreshLock,
   type Schemas,
   type Tokens,
   type TokenStore,
@@ -80,6 +81,28 @@ export async function signIn(baseUrl: string, username: string, password: string
   return { client: createAuthenticatedClient({ baseUrl, store }), store };
 }
 
+/** The URL a fetch was asked for, whichever form the caller gave it in. */
+const urlOf = (input: Parameters<typeof globalThis.fetch>[0]): string =>
+  typeof input === 'string' ? input : 'href' in input ? input.href : input.url;
+
+/** A user of its own, signed in, with an expired access token of its session's user (what every tab holds after 15 minutes). */
+async function staleSession(ctx: FlowContext, suffix: string): Promise<{ stale: Tokens; username: string }> {
+  const tag = ctx.tag();
+  const password = `Clave-${tag}-2025!`;
+  const username = `${tag}_${suffix}`;
+  expectData(
+    await ctx.admin.POST('/api/v1/users', {
+      body: { username, password, nombre: 'Pes', apellido: 'Tañas', email: `${username}@example.test`, rol: 'supervisor' },
+    }),
+    201,
+  );
+  const { client, store } = await ctx.signIn(username, password);
+  const me = expectData(await client.GET('/api/v1/auth/me'), 200);
+  const signedIn = store.get();
+  if (!signedIn) throw new Error('not signed in');
+  return { stale: { accessToken: ctx.expiredAccessToken(me), refreshToken: signedIn.refreshToken }, username };
+}
+
 const today = (): string => new Date().toISOString().slice(0, 10);
 const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -123,6 +146,74 @@ export const FLOWS: Flow[] = [
       assert.ok(after && after.refreshToken !== before.refreshToken && after.accessToken !== stale.accessToken);
       // bodiless POST: openapi-fetch sends no Content-Type, so nothing to refuse
       assert.equal((await client.POST('/api/v1/auth/logout')).response.status, 204);
+    },
+  },
+  {
+    name: '401 → refresh → retry: a retried call refused again clears the store and ends the session once',
+    async run(ctx) {
+      const { stale } = await staleSession(ctx, 'ret');
+      const store = memoryTokenStore(stale);
+      let sessionEnded = 0;
+      let reused = false;
+      // another holder of the same pair refreshes right after this client did, with the token just spent:
+      // reuse detection ends the session, so the client's retry with its new access token is refused
+      const racedFetch: typeof globalThis.fetch = async (input, init) => {
+        const response = await globalThis.fetch(input, init);
+        if (!reused && response.ok && urlOf(input).endsWith('/api/v1/auth/refresh')) {
+          reused = true;
+          expectProblem(await ctx.anonymous.POST('/api/v1/auth/refresh', { body: stale }), 401, 'refresh_invalido');
+        }
+        return response;
+      };
+      const client = createAuthenticatedClient({
+        baseUrl: ctx.baseUrl,
+        store,
+        fetch: racedFetch,
+        onSessionEnded: () => {
+          sessionEnded += 1;
+        },
+      });
+      expectProblem(await client.GET('/api/v1/auth/me'), 401, 'no_autenticado');
+      assert.ok(reused);
+      assert.equal(store.get(), undefined);
+      assert.equal(sessionEnded, 1);
+      // signed out now: the next call goes without a token, refreshes nothing and ends nothing again
+      expectProblem(await client.GET('/api/v1/auth/me'), 401, 'no_autenticado');
+      assert.equal(sessionEnded, 1);
+    },
+  },
+  {
+    name: '401 → refresh → retry: two tabs sharing one store and one lock refresh once for all their calls and keep the session',
+    async run(ctx) {
+      const { stale, username } = await staleSession(ctx, 'tab');
+      const shared = memoryTokenStore(stale);
+      let tail: Promise<void> = Promise.resolve();
+      const lock: RefreshLock = (task) => {
+        const run = tail.then(task);
+        tail = run.catch(() => undefined);
+        return run;
+      };
+      let refreshes = 0;
+      const countingFetch: typeof globalThis.fetch = (input, init) => {
+        if (urlOf(input).endsWith('/api/v1/auth/refresh')) refreshes += 1;
+        return globalThis.fetch(input, init);
+      };
+      const [tabA, tabB] = [0, 1].map(() => createAuthenticatedClient({ baseUrl: ctx.baseUrl, store: shared, lock, fetch: countingFetch }));
+      if (!tabA || !tabB) throw new Error('no tabs');
+      const answers = await Promise.all([
+        tabA.GET('/api/v1/auth/me'),
+        tabB.GET('/api/v1/auth/me'),
+        tabA.GET('/api/v1/roles'),
+        tabB.GET('/api/v1/permisos'),
+      ]);
+      equalJson(
+        answers.map((a) => a.response.status),
+        [200, 200, 200, 200],
+      );
+      // each tab settles its 401 under the lock; the later ones find the pair already rotated and take it
+      assert.equal(refreshes, 1);
+      assert.notEqual(shared.get()?.refreshToken, stale.refreshToken);
+      assert.equal(expectData(await tabB.GET('/api/v1/auth/me'), 200).username, username);
     },
   },
   {
