@@ -2000,7 +2000,7 @@ export interface components {
              */
             ultimoLogin: string | null;
             /** @description Effective permission codes, sorted */
-            permisos: string[];
+            permisos: components["schemas"]["PermissionCode"][];
         };
         MedioDto: {
             /** @example 1 */
@@ -2023,7 +2023,8 @@ export interface components {
             email: string;
             rol: string;
             mustChangePassword: boolean;
-            permisos: string[];
+            /** @description Effective permission codes, sorted */
+            permisos: components["schemas"]["PermissionCode"][];
         };
         MoveRubroDto: {
             /**
@@ -2032,9 +2033,14 @@ export interface components {
              */
             parentId: number | null;
         };
+        /**
+         * @description Effective permission codes, sorted
+         * @enum {string}
+         */
+        PermissionCode: "administracion:usuarios:ver" | "administracion:usuarios:gestionar" | "administracion:roles:ver" | "administracion:roles:gestionar" | "administracion:auditoria:ver" | "administracion:medios:gestionar" | "administracion:puntos_de_venta:gestionar" | "administracion:fiscal:gestionar" | "catalogo:rubros:gestionar" | "catalogo:tipos_producto:gestionar" | "catalogo:productos:gestionar";
         PermissionDto: {
             /** @example administracion:usuarios:ver */
-            codigo: string;
+            codigo: components["schemas"]["PermissionCode"];
             /** @example Ver usuarios y sus permisos */
             descripcion: string;
         };
@@ -2176,7 +2182,7 @@ export interface components {
              *       "catalogo:rubros:gestionar"
              *     ]
              */
-            permisos: string[];
+            permisos: components["schemas"]["PermissionCode"][];
         };
         RolDto: {
             /** @example supervisor */
@@ -2197,7 +2203,7 @@ export interface components {
              *       "administracion:usuarios:ver"
              *     ]
              */
-            permisos: string[];
+            permisos: components["schemas"]["PermissionCode"][];
         };
         RubroDto: {
             /** @example 12 */
@@ -2339,14 +2345,14 @@ export interface components {
              *       "catalogo:rubros:gestionar"
              *     ]
              */
-            granted: string[];
+            granted: components["schemas"]["PermissionCode"][];
             /**
              * @description Codes denied whatever the role or `granted` say; a code may not be in both lists.
              * @example [
              *       "administracion:medios:gestionar"
              *     ]
              */
-            denied: string[];
+            denied: components["schemas"]["PermissionCode"][];
         };
         UpdateProductDto: {
             /** @example Clasificado de automotores */
@@ -2438,11 +2444,11 @@ export interface components {
             /** @example supervisor */
             rol: string;
             /** @description The role's permissions (none while the role is inactive). */
-            rolPermisos: string[];
-            granted: string[];
-            denied: string[];
+            rolPermisos: components["schemas"]["PermissionCode"][];
+            granted: components["schemas"]["PermissionCode"][];
+            denied: components["schemas"]["PermissionCode"][];
             /** @description (rolPermisos ∪ granted) − denied: a deny always wins. */
-            efectivos: string[];
+            efectivos: components["schemas"]["PermissionCode"][];
         };
         UsuarioCreatedDto: {
             /** @example 7 */

@@ -19,3 +19,12 @@ export const PERMISSIONS = {
 type Values<T> = T[keyof T];
 /** One permission code of the catalog. */
 export type Permission = Values<{ [K in keyof typeof PERMISSIONS]: Values<(typeof PERMISSIONS)[K]> }>;
+
+/** Every code of the catalog, in the order above. */
+export const PERMISSION_CODES: readonly Permission[] = Object.values(PERMISSIONS).flatMap((group) => Object.values(group) as Permission[]);
+
+/**
+ * The OpenAPI schema of a permission code: the named enum `PermissionCode`, so a typed client checks
+ * the codes it compares or sends (the database catalog holds the same codes, GET /api/v1/permisos).
+ */
+export const PERMISSION_CODE_SCHEMA = { enum: [...PERMISSION_CODES], enumName: 'PermissionCode' } as const;

@@ -256,6 +256,12 @@ describe('roles and permissions', () => {
       const res = await t.get('/api/v1/permisos', { token: admin });
       expect(res.body.map((p: { codigo: string }) => p.codigo)).toEqual(REGISTERED_PERMISSION_CODES);
     });
+
+    it('is the PermissionCode enum of the OpenAPI document, which types every permission list of the typed client', async () => {
+      const catalog = (await t.get('/api/v1/permisos', { token: admin })).body.map((p: { codigo: string }) => p.codigo);
+      const document = (await t.get('/docs/openapi.json')).body;
+      expect([...document.components.schemas.PermissionCode.enum].sort()).toEqual(catalog);
+    });
   });
 
   describe('access', () => {

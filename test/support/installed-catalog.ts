@@ -1,6 +1,6 @@
 import type { MigrationInterface } from 'typeorm';
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
-import { PERMISSIONS } from '../../src/auth/permissions.js';
+import { PERMISSION_CODES } from '../../src/auth/permissions.js';
 import { type CapturedStatement, captureMigrations } from './mssql-ddl.js';
 
 /** The roles, permissions and grants a list of migrations inserts, as their statements carry them. */
@@ -34,6 +34,4 @@ export async function installedCatalog(migrations: ReadonlyArray<new () => Migra
 }
 
 /** Every code of the permission registry the decorators read (src/auth/permissions.ts), sorted. */
-export const REGISTERED_PERMISSION_CODES: readonly string[] = Object.values(PERMISSIONS)
-  .flatMap((area) => Object.values(area) as string[])
-  .sort();
+export const REGISTERED_PERMISSION_CODES: readonly string[] = [...PERMISSION_CODES].sort();

@@ -3,6 +3,7 @@ import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { MaxBytes } from '../../common/validation/max-bytes.js';
 import { MAX_PASSWORD_BYTES } from '../password-limits.js';
 import { TokenPairDto } from './refresh.dto.js';
+import { PERMISSION_CODE_SCHEMA } from '../permissions.js';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin', maxLength: 50 })
@@ -25,7 +26,7 @@ export class LoginResponseDto extends TokenPairDto {
   @ApiProperty() mustChangePassword!: boolean;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The previous login (null on a first login)' }) ultimoLogin!:
     string | null;
-  @ApiProperty({ type: [String], description: 'Effective permission codes, sorted' }) permisos!: string[];
+  @ApiProperty({ ...PERMISSION_CODE_SCHEMA, isArray: true, description: 'Effective permission codes, sorted' }) permisos!: string[];
 }
 
 export class MeDto {
@@ -36,5 +37,5 @@ export class MeDto {
   @ApiProperty() email!: string;
   @ApiProperty() rol!: string;
   @ApiProperty() mustChangePassword!: boolean;
-  @ApiProperty({ type: [String] }) permisos!: string[];
+  @ApiProperty({ ...PERMISSION_CODE_SCHEMA, isArray: true, description: 'Effective permission codes, sorted' }) permisos!: string[];
 }

@@ -4,6 +4,7 @@ import { ImmutableField } from '../../common/validation/validation.js';
 import type { RoleEntity } from '../role.entity.js';
 import { IsRoleCode } from '../role-code.pipe.js';
 import { OptionalText, QueryFlag, RequiredText, SearchText } from '../../common/validation/fields.js';
+import { PERMISSION_CODE_SCHEMA } from '../../auth/permissions.js';
 
 export class CreateRoleDto {
   @ApiProperty({
@@ -58,7 +59,8 @@ export class RolDto {
 
 export class ReplaceRolePermissionsDto {
   @ApiProperty({
-    type: [String],
+    ...PERMISSION_CODE_SCHEMA,
+    isArray: true,
     maxItems: 200,
     example: ['administracion:usuarios:ver', 'catalogo:rubros:gestionar'],
     description: 'The complete new set: codes of the catalog (GET /api/v1/permisos); duplicates are ignored.',
@@ -71,6 +73,11 @@ export class ReplaceRolePermissionsDto {
 
 export class RolePermissionsDto {
   @ApiProperty({ example: 'supervisor' }) codigo!: string;
-  @ApiProperty({ type: [String], example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'], description: 'Sorted.' })
+  @ApiProperty({
+    ...PERMISSION_CODE_SCHEMA,
+    isArray: true,
+    example: ['administracion:medios:gestionar', 'administracion:usuarios:ver'],
+    description: 'Sorted.',
+  })
   permisos!: string[];
 }
