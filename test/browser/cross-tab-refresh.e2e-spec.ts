@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import playwright, { type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import ts from 'typescript';
 import { TokenForge } from '../auth/support/auth-helpers.js';
 import { type CreatedUser, TestApp } from '../support/test-app.js';
+import { describeInBrowser, launchChromium } from './support/chromium.js';
 
 /**
  * Several tabs of the console, one signed-in session: the typed client's `sharedTokenStore()`
@@ -22,12 +23,9 @@ import { type CreatedUser, TestApp } from '../support/test-app.js';
  * own browser build, both served by the test's static server; nothing is built beforehand.
  * `npm run test:browser`; BROWSER_TESTS=skip skips it when /usr/bin/chromium is missing.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const TABS = 3;
 const ROUNDS = 20;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const chromiumMissing = !existsSync(CHROMIUM);
-const skipRequested = process.env.BROWSER_TESTS === 'skip';
 
 interface TabState {
   sessionEnded: number;
@@ -57,110 +55,92 @@ function consoleFiles(): Map<string, { type: string; body: string }> {
   ]);
 }
 
-if (chromiumMissing && skipRequested) {
-  describe('one session shared by several tabs, in a real browser', () => {
-    it('is skipped on purpose: BROWSER_TESTS=skip and no chromium at /usr/bin/chromium', () => {
-      process.stdout.write(`[browser tests] skipped: BROWSER_TESTS=skip and ${CHROMIUM} does not exist (apt-get install -y chromium)\n`);
-      expect(existsSync(CHROMIUM)).toBe(false);
+describeInBrowser('one session shared by several tabs, in a real browser', () => {
+  let t: TestApp;
+  let site: Server;
+  let browser: Browser;
+  let tabs: Page[];
+  let apiUrl: string;
+  let siteUrl: string;
+  let user: CreatedUser;
+  let forge: TokenForge;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const files = consoleFiles();
+    site = createServer((req, res) => {
+      const file = files.get(new URL(req.url ?? '/', 'http://console').pathname);
+      res.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
+      res.end(file?.body ?? 'not found');
     });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+    t = await TestApp.create({ env: { CORS_ORIGINS: siteUrl } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    apiUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    forge = new TokenForge(t);
+    user = await t.createUser('supervisor');
+
+    browser = await launchChromium();
+    // one profile, so one origin's storage and locks, as the tabs of one browser window
+    const context = await browser.newContext();
+    tabs = [];
+    for (let i = 0; i < TABS; i++) {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${siteUrl}/?api=${encodeURIComponent(apiUrl)}`);
+      await page.locator('body[data-ready="true"]').waitFor();
+      tabs.push(page);
+    }
   });
-} else {
-  describe('one session shared by several tabs, in a real browser', () => {
-    let t: TestApp;
-    let site: Server;
-    let browser: Browser;
-    let tabs: Page[];
-    let apiUrl: string;
-    let siteUrl: string;
-    let user: CreatedUser;
-    let forge: TokenForge;
-    const pageErrors: string[] = [];
 
-    beforeAll(async () => {
-      if (chromiumMissing) {
-        throw new Error(
-          `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium), or set BROWSER_TESTS=skip to skip the browser tests on purpose`,
-        );
-      }
-      const files = consoleFiles();
-      site = createServer((req, res) => {
-        const file = files.get(new URL(req.url ?? '/', 'http://console').pathname);
-        res.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
-        res.end(file?.body ?? 'not found');
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-      siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-
-      t = await TestApp.create({ env: { CORS_ORIGINS: siteUrl } });
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      apiUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-      forge = new TokenForge(t);
-      user = await t.createUser('supervisor');
-
-      browser = await playwright.chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      });
-      // one profile, so one origin's storage and locks, as the tabs of one browser window
-      const context = await browser.newContext();
-      tabs = [];
-      for (let i = 0; i < TABS; i++) {
-        const page = await context.newPage();
-        page.on('pageerror', (e) => pageErrors.push(e.message));
-        await page.goto(`${siteUrl}/?api=${encodeURIComponent(apiUrl)}`);
-        await page.locator('body[data-ready="true"]').waitFor();
-        tabs.push(page);
-      }
-    });
-
-    afterAll(async () => {
-      await browser?.close();
-      await t?.close();
-      await new Promise((resolve) => site?.close(resolve));
-    });
-
-    it(`keeps the session through ${ROUNDS} rounds of ${TABS} tabs meeting an expired access token at once: one refresh a round, no reuse`, async () => {
-      const [first] = tabs;
-      if (!first) throw new Error('no tab');
-      await first.evaluate((pair) => window.tab.store.set(pair), { accessToken: user.token, refreshToken: user.refreshToken });
-      const past = Math.floor(Date.now() / 1000) - 60;
-      const tabsThatMet401: number[] = [];
-
-      for (let round = 1; round <= ROUNDS; round++) {
-        const current = await first.evaluate(() => window.tab.store.get());
-        if (!current) throw new Error(`round ${round}: the store is empty`);
-        // what every tab holds once the access token's 15 minutes are over (signed by the service's key)
-        const expired = forge.rs256(forge.claims({ ...user, rol: 'supervisor', token: current.accessToken }, { iat: past - 900, exp: past }));
-        await first.evaluate((pair) => window.tab.store.set(pair), { accessToken: expired, refreshToken: current.refreshToken });
-        // every tab reads the expired pair before any of them calls
-        await Promise.all(tabs.map((tab) => tab.waitForFunction(async (token) => (await window.tab.store.get())?.accessToken === token, expired)));
-        const before = await Promise.all(tabs.map((tab) => tab.evaluate(() => window.tab.state.statuses.length)));
-
-        const answers = await Promise.all(tabs.map((tab) => tab.evaluate(() => window.tab.me())));
-
-        expect({ round, answers }).toEqual({ round, answers: tabs.map(() => ({ status: 200, username: user.username })) });
-        const statuses = await Promise.all(tabs.map((tab, i) => tab.evaluate((from) => window.tab.state.statuses.slice(from), before[i] ?? 0)));
-        tabsThatMet401.push(statuses.filter((s) => s.includes('/api/v1/auth/me 401')).length);
-        // one refresh a round, whichever tab made it
-        expect({ round, refreshes: statuses.flat().filter((s) => s.startsWith('/api/v1/auth/refresh')) }).toEqual({
-          round,
-          refreshes: ['/api/v1/auth/refresh 200'],
-        });
-      }
-
-      process.stdout.write(`[cross-tab refresh] tabs that met a 401, per round: ${tabsThatMet401.join(' ')}\n`);
-      // the rounds did race: in most of them more than one tab met the 401 and waited on the lock
-      expect(tabsThatMet401.filter((n) => n > 1).length).toBeGreaterThan(ROUNDS / 2);
-      for (const tab of tabs) expect(await tab.evaluate(() => window.tab.state.sessionEnded)).toBe(0);
-      expect(pageErrors).toEqual([]);
-
-      const sid = String(JSON.parse(Buffer.from(user.token.split('.')[1] ?? '', 'base64url').toString('utf8')).sid);
-      const [session] = await t.query<{ ended_at: Date | null }>('SELECT ended_at FROM sessions WHERE id = $1', [sid]);
-      expect(session).toEqual({ ended_at: null });
-      expect(await t.securityEvents('refresh.reuse_detected')).toEqual([]);
-      const rotations = (await t.securityEvents('refresh.issue')).filter((e) => String(e.session_id).toLowerCase() === sid && e.result === 'success');
-      expect(rotations).toHaveLength(ROUNDS);
-    });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => site?.close(resolve));
   });
-}
+
+  it(`keeps the session through ${ROUNDS} rounds of ${TABS} tabs meeting an expired access token at once: one refresh a round, no reuse`, async () => {
+    const [first] = tabs;
+    if (!first) throw new Error('no tab');
+    await first.evaluate((pair) => window.tab.store.set(pair), { accessToken: user.token, refreshToken: user.refreshToken });
+    const past = Math.floor(Date.now() / 1000) - 60;
+    const tabsThatMet401: number[] = [];
+
+    for (let round = 1; round <= ROUNDS; round++) {
+      const current = await first.evaluate(() => window.tab.store.get());
+      if (!current) throw new Error(`round ${round}: the store is empty`);
+      // what every tab holds once the access token's 15 minutes are over (signed by the service's key)
+      const expired = forge.rs256(forge.claims({ ...user, rol: 'supervisor', token: current.accessToken }, { iat: past - 900, exp: past }));
+      await first.evaluate((pair) => window.tab.store.set(pair), { accessToken: expired, refreshToken: current.refreshToken });
+      // every tab reads the expired pair before any of them calls
+      await Promise.all(tabs.map((tab) => tab.waitForFunction(async (token) => (await window.tab.store.get())?.accessToken === token, expired)));
+      const before = await Promise.all(tabs.map((tab) => tab.evaluate(() => window.tab.state.statuses.length)));
+
+      const answers = await Promise.all(tabs.map((tab) => tab.evaluate(() => window.tab.me())));
+
+      expect({ round, answers }).toEqual({ round, answers: tabs.map(() => ({ status: 200, username: user.username })) });
+      const statuses = await Promise.all(tabs.map((tab, i) => tab.evaluate((from) => window.tab.state.statuses.slice(from), before[i] ?? 0)));
+      tabsThatMet401.push(statuses.filter((s) => s.includes('/api/v1/auth/me 401')).length);
+      // one refresh a round, whichever tab made it
+      expect({ round, refreshes: statuses.flat().filter((s) => s.startsWith('/api/v1/auth/refresh')) }).toEqual({
+        round,
+        refreshes: ['/api/v1/auth/refresh 200'],
+      });
+    }
+
+    process.stdout.write(`[cross-tab refresh] tabs that met a 401, per round: ${tabsThatMet401.join(' ')}\n`);
+    // the rounds did race: in most of them more than one tab met the 401 and waited on the lock
+    expect(tabsThatMet401.filter((n) => n > 1).length).toBeGreaterThan(ROUNDS / 2);
+    for (const tab of tabs) expect(await tab.evaluate(() => window.tab.state.sessionEnded)).toBe(0);
+    expect(pageErrors).toEqual([]);
+
+    const sid = String(JSON.parse(Buffer.from(user.token.split('.')[1] ?? '', 'base64url').toString('utf8')).sid);
+    const [session] = await t.query<{ ended_at: Date | null }>('SELECT ended_at FROM sessions WHERE id = $1', [sid]);
+    expect(session).toEqual({ ended_at: null });
+    expect(await t.securityEvents('refresh.reuse_detected')).toEqual([]);
+    const rotations = (await t.securityEvents('refresh.issue')).filter((e) => String(e.session_id).toLowerCase() === sid && e.result === 'success');
+    expect(rotations).toHaveLength(ROUNDS);
+  });
+});

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import playwright, { type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../support/test-env.js';
 import { TestApp } from '../support/test-app.js';
+import { describeInBrowser, launchChromium } from './support/chromium.js';
 
 /**
  * Swagger UI in a real browser (Debian's chromium, driven by playwright-core): what an integrator
@@ -15,108 +16,79 @@ import { TestApp } from '../support/test-app.js';
  * `npm run test:browser`. Needs /usr/bin/chromium (`apt-get install -y chromium`); without it the
  * test fails, unless BROWSER_TESTS=skip says to skip it on purpose.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(fileURLToPath(new URL('../..', import.meta.url)), 'test-results', 'swagger-ui.png');
-const chromiumMissing = !existsSync(CHROMIUM);
-const skipRequested = process.env.BROWSER_TESTS === 'skip';
 
-if (chromiumMissing && skipRequested) {
-  describe('Swagger UI in a real browser', () => {
-    it('is skipped on purpose: BROWSER_TESTS=skip and no chromium at /usr/bin/chromium', () => {
-      process.stdout.write(`[browser tests] skipped: BROWSER_TESTS=skip and ${CHROMIUM} does not exist (apt-get install -y chromium)\n`);
-      expect(existsSync(CHROMIUM)).toBe(false);
-    });
+describeInBrowser('Swagger UI in a real browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    t = await TestApp.create();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    baseUrl = `http://127.0.0.1:${port}`;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
   });
-} else {
-  describe('Swagger UI in a real browser', () => {
-    let t: TestApp;
-    let browser: Browser;
-    let page: Page;
-    let baseUrl: string;
 
-    beforeAll(async () => {
-      if (chromiumMissing) {
-        throw new Error(
-          `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium), or set BROWSER_TESTS=skip to skip the browser tests on purpose`,
-        );
-      }
-      t = await TestApp.create();
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const { port } = t.app.getHttpServer().address() as AddressInfo;
-      baseUrl = `http://127.0.0.1:${port}`;
-      browser = await playwright.chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--disable-quic',
-        ],
-      });
-      page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    });
-
-    afterAll(async () => {
-      await browser?.close();
-      await t?.close();
-    });
-
-    it('signs in with "Try it out", authorizes with the token and shows the 200 answer of GET /api/v1/roles', async () => {
-      const pageErrors: string[] = [];
-      page.on('pageerror', (err) => pageErrors.push(err.message));
-      await page.goto(`${baseUrl}/docs`);
-      await page.locator('.swagger-ui .information-container .title').waitFor();
-
-      // 1. POST /api/v1/auth/login through "Try it out"
-      const login = operation(page, 'post', '/api/v1/auth/login');
-      const loginAnswer = await tryItOut(login, JSON.stringify({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD }));
-      expect(loginAnswer.status).toBe('200');
-      const accessToken = (JSON.parse(loginAnswer.body) as { accessToken?: unknown }).accessToken;
-      expect(typeof accessToken).toBe('string');
-
-      // 2. "Authorize" with the token (the bearer scheme's value field)
-      await page.locator('.auth-wrapper button.authorize').click();
-      const dialog = page.locator('.dialog-ux .modal-ux');
-      await dialog
-        .locator('input[type="text"], input[type="password"]')
-        .first()
-        .fill(accessToken as string);
-      await dialog.locator('.auth-btn-wrapper button.authorize').click();
-      await dialog.locator('button.btn-done').click();
-      await expect(page.locator('.auth-wrapper button.authorize.locked').count()).resolves.toBe(1);
-
-      // 3. GET /api/v1/roles, sent with the token the UI holds now
-      const roles = operation(page, 'get', '/api/v1/roles');
-      const rolesAnswer = await tryItOut(roles);
-      expect(rolesAnswer.status).toBe('200');
-      expect(rolesAnswer.body).toContain('"cajero"');
-      expect(rolesAnswer.curl).toMatch(/Authorization: Bearer ey/);
-
-      // the whole GET /api/v1/roles block: the bearer curl line, the 200 and the body shown
-      mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-      await roles.screenshot({ path: SCREENSHOT });
-      expect(existsSync(SCREENSHOT)).toBe(true);
-      expect(pageErrors).toEqual([]);
-    });
-
-    it.each(['/docs/', '/docs/index.html'])('shows the same page at %s, every asset loaded', async (path) => {
-      const failed: string[] = [];
-      const listener = (response: { status: () => number; url: () => string }) => {
-        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
-      };
-      page.on('response', listener);
-      await page.goto(`${baseUrl}${path}`);
-      await page.locator('.swagger-ui .information-container .title').waitFor({ timeout: 10_000 });
-      page.off('response', listener);
-      expect(failed).toEqual([]);
-      await expect(operation(page, 'get', '/api/v1/roles').count()).resolves.toBe(1);
-    });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
   });
-}
+
+  it('signs in with "Try it out", authorizes with the token and shows the 200 answer of GET /api/v1/roles', async () => {
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${baseUrl}/docs`);
+    await page.locator('.swagger-ui .information-container .title').waitFor();
+
+    // 1. POST /api/v1/auth/login through "Try it out"
+    const login = operation(page, 'post', '/api/v1/auth/login');
+    const loginAnswer = await tryItOut(login, JSON.stringify({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD }));
+    expect(loginAnswer.status).toBe('200');
+    const accessToken = (JSON.parse(loginAnswer.body) as { accessToken?: unknown }).accessToken;
+    expect(typeof accessToken).toBe('string');
+
+    // 2. "Authorize" with the token (the bearer scheme's value field)
+    await page.locator('.auth-wrapper button.authorize').click();
+    const dialog = page.locator('.dialog-ux .modal-ux');
+    await dialog
+      .locator('input[type="text"], input[type="password"]')
+      .first()
+      .fill(accessToken as string);
+    await dialog.locator('.auth-btn-wrapper button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+    await expect(page.locator('.auth-wrapper button.authorize.locked').count()).resolves.toBe(1);
+
+    // 3. GET /api/v1/roles, sent with the token the UI holds now
+    const roles = operation(page, 'get', '/api/v1/roles');
+    const rolesAnswer = await tryItOut(roles);
+    expect(rolesAnswer.status).toBe('200');
+    expect(rolesAnswer.body).toContain('"cajero"');
+    expect(rolesAnswer.curl).toMatch(/Authorization: Bearer ey/);
+
+    // the whole GET /api/v1/roles block: the bearer curl line, the 200 and the body shown
+    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+    await roles.screenshot({ path: SCREENSHOT });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it.each(['/docs/', '/docs/index.html'])('shows the same page at %s, every asset loaded', async (path) => {
+    const failed: string[] = [];
+    const listener = (response: { status: () => number; url: () => string }) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    };
+    page.on('response', listener);
+    await page.goto(`${baseUrl}${path}`);
+    await page.locator('.swagger-ui .information-container .title').waitFor({ timeout: 10_000 });
+    page.off('response', listener);
+    expect(failed).toEqual([]);
+    await expect(operation(page, 'get', '/api/v1/roles').count()).resolves.toBe(1);
+  });
+});
 
 /** The operation block of Swagger UI for a method and path. */
 function operation(page: Page, method: string, path: string): Locator {

@@ -4,9 +4,8 @@ import { DataSource, type MigrationInterface } from 'typeorm';
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js';
 import { loadAppConfig } from '../../src/common/config/index.js';
 import { connectionSettings, revertLastMigration, runMigrations, withMigrations } from '../../src/database/database-runtime.js';
-import { withDatabase } from '../../src/database/database-url.js';
 import { dialectFor } from '../../src/database/dialects/index.js';
-import { dropTestDatabase, onlyOn } from '../support/test-database.js';
+import { createTestDatabase, dropTestDatabase, onlyOn } from '../support/test-database.js';
 
 /**
  * Every PostgreSQL migration's `down` must put the schema back exactly as its `up` found it, on an
@@ -40,21 +39,11 @@ afterEach(async () => {
   for (const name of created.splice(0)) await dropTestDatabase(name);
 });
 
-/** An empty database of this run (the harness's teardown drops what is left under the run's prefix). */
+/** An empty database of this run, dropped after the test. */
 async function emptyDatabase(): Promise<string> {
-  const serverUrl = process.env.TEST_SERVER_URL;
-  const runId = process.env.TEST_RUN_ID;
-  if (!serverUrl || !runId) throw new Error('test/support/global-setup.ts did not run');
-  const name = `${runId}_mig_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new DataSource(pg.dataSourceOptions(connectionSettings(config, serverUrl, 'medios-test-admin')));
-  await admin.initialize();
-  try {
-    await pg.createDatabase(admin, name);
-  } finally {
-    await admin.destroy();
-  }
+  const { name, url } = await createTestDatabase(config, { migrated: false });
   created.push(name);
-  return withDatabase(serverUrl, name);
+  return url;
 }
 
 const applyUpTo = (url: string, count: number) =>
