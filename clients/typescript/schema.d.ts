@@ -1079,7 +1079,7 @@ export interface paths {
         };
         /**
          * My active sessions
-         * @description Needs a valid access token. Every active session of the caller (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the one of this request’s access token. Ended and expired sessions are not listed.
+         * @description Needs a valid access token. The active sessions of the caller (one per sign-in, kept alive by refreshes), most recently used first, at most 100; `current` marks the one of this request’s access token. Ended and expired sessions are not listed.
          */
         get: operations["listOwnSessions"];
         put?: never;
@@ -1559,7 +1559,7 @@ export interface paths {
         };
         /**
          * A user's active sessions
-         * @description Every active session of the user (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the caller’s own session when the user is the caller. Ended and expired sessions are not listed.
+         * @description The active sessions of the user (one per sign-in, kept alive by refreshes), most recently used first, at most 100; `current` marks the caller’s own session when the user is the caller. Ended and expired sessions are not listed.
          *
          *     Required permission: `administracion:usuarios:gestionar`.
          */

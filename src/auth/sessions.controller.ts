@@ -20,7 +20,7 @@ export class SessionsController {
     operationId: 'listOwnSessions',
     summary: 'My active sessions',
     description:
-      'Needs a valid access token. Every active session of the caller (one per sign-in, kept alive by refreshes), most recently used first; ' +
+      'Needs a valid access token. The active sessions of the caller (one per sign-in, kept alive by refreshes), most recently used first, at most 100; ' +
       '`current` marks the one of this request’s access token. Ended and expired sessions are not listed.',
   })
   @ApiOkResponse({ type: SesionDto, isArray: true })

@@ -9,6 +9,9 @@ import { SesionDto } from './dto/session.dto.js';
 import { RefreshTokensService, type RevocationReason } from './refresh-tokens.service.js';
 import { SessionEntity } from './session.entity.js';
 
+/** How many sessions a list answers: the most recently used ones (a console shows a screenful). */
+export const LISTED_SESSIONS = 100;
+
 /**
  * The sessions of a user, as a sessions screen shows them, and ending one. A session is active
  * while not ended and not expired; ending one revokes its refresh tokens and refuses its access
@@ -23,11 +26,16 @@ export class SessionsService {
     private readonly clock: Clock,
   ) {}
 
-  /** The user's active sessions, most recently used first; `current` marks `currentSessionId`. */
+  /**
+   * The user's active sessions, most recently used first, at most LISTED_SESSIONS of them; `current`
+   * marks `currentSessionId`. Bounded because every sign-in opens a session: an account signing in
+   * for hours had a list of tens of megabytes, and a few such requests at once exhausted the heap.
+   */
   async listActive(userId: number, currentSessionId?: string): Promise<SesionDto[]> {
     const sessions = await this.txHost.tx.find(SessionEntity, {
       where: { userId, endedAt: IsNull(), expiresAt: MoreThan(this.clock.now()) },
       order: { lastUsedAt: 'DESC', createdAt: 'DESC', id: 'ASC' },
+      take: LISTED_SESSIONS,
     });
     return sessions.map((s) => SesionDto.of(s, currentSessionId));
   }

@@ -236,7 +236,7 @@ export class UsersController {
     operationId: 'listUserSessions',
     summary: "A user's active sessions",
     description:
-      'Every active session of the user (one per sign-in, kept alive by refreshes), most recently used first; `current` marks the caller’s own ' +
+      'The active sessions of the user (one per sign-in, kept alive by refreshes), most recently used first, at most 100; `current` marks the caller’s own ' +
       'session when the user is the caller. Ended and expired sessions are not listed.',
   })
   @ApiOkResponse({ type: SesionDto, isArray: true })

@@ -205,6 +205,27 @@ describe('auth: sessions and token liveness', () => {
       expect(Date.parse(oldest.expiresAt) - Date.parse(oldest.createdAt)).toBe(t.config.refreshTokenDays * 86_400_000);
     });
 
+    it('answers at most the 100 most recently used sessions, however many are active', async () => {
+      const user = await t.createUser('cajero');
+      // sessions of earlier sign-ins, last used before this token's own
+      const now = Date.now();
+      const seeded = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      for (let n = 1; n <= 150; n++) {
+        await t.query('INSERT INTO sessions (id, user_id, created_at, last_used_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+          seeded(n),
+          user.id,
+          new Date(now - 86_400_000),
+          new Date(now - n * 60_000),
+          new Date(now + 86_400_000),
+        ]);
+      }
+      const own = await t.get(MY_SESSIONS, { token: user.token });
+      expect(own.body).toHaveLength(100);
+      expect(own.body[0]).toMatchObject({ id: sidOf(user.token), current: true });
+      expect(own.body[99].id).toBe(seeded(99));
+      expect((await t.get(`/api/v1/users/${user.id}/sessions`, { token: await t.adminToken() })).body).toHaveLength(100);
+    });
+
     it('moves lastUsedAt, expiresAt, ip and userAgent on refresh, and not on ordinary requests', async () => {
       const user = await t.createUser('cajero');
       const other = await secondSession(user);
