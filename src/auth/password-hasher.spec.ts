@@ -1,6 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import type { AppConfig } from '../common/config/index.js';
+import type { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { bcryptConcurrency, PasswordHasher } from './password-hasher.js';
 
@@ -45,8 +46,13 @@ describe('PasswordHasher', () => {
 });
 
 describe('PasswordHasher queue bound', () => {
-  it('refuses at once with 503 servicio_no_disponible and Retry-After when PASSWORD_QUEUE_MAX operations wait, and counts them in queueDepth', async () => {
-    const hasher = new PasswordHasher({ bcryptRounds: 4, passwordQueueMax: 2 } as AppConfig);
+  /** The request context the hasher reads the client's address from; `ip` changes per call. */
+  const context = { active: true, ip: 'client-a' };
+  const hasherWith = (passwordQueueMax: number) =>
+    new PasswordHasher({ bcryptRounds: 4, passwordQueueMax } as AppConfig, context as unknown as RequestContext);
+
+  it('refuses at once with 503 servicio_no_disponible and Retry-After when PASSWORD_QUEUE_MAX wait: the client with the most waiting, so another client still gets a place', async () => {
+    const hasher = hasherWith(3);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const compare = bcrypt.compare.bind(bcrypt);
@@ -57,17 +63,26 @@ describe('PasswordHasher queue bound', () => {
         await gate;
         return compare(data, encrypted);
       }) as never);
+    const hash = await hasher.hash('correct horse battery');
+    const verifyAs = (ip: string) => {
+      context.ip = ip;
+      return hasher.verify('correct horse battery', hash);
+    };
     try {
-      const hash = await hasher.hash('correct horse battery');
-      const running = Array.from({ length: bcryptConcurrency() + 2 }, () => hasher.verify('correct horse battery', hash));
+      // client a fills the running slots and the queue
+      const running = Array.from({ length: bcryptConcurrency() + 2 }, () => verifyAs('client-a'));
+      const newestOfA = verifyAs('client-a').catch((err: unknown) => err);
       await new Promise((resolve) => setImmediate(resolve));
-      expect(hasher.queueDepth).toBe(bcryptConcurrency() + 2);
-      const refused = await hasher.verify('correct horse battery', hash).catch((err: unknown) => err);
+      expect(hasher.queueDepth).toBe(bcryptConcurrency() + 3);
+      const refused = await verifyAs('client-a').catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(DomainError);
       expect(refused).toMatchObject({ code: 'servicio_no_disponible', status: 503 });
       expect(Number((refused as DomainError).headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+      // another client takes the place of a's newest, which is refused the same way
+      const other = verifyAs('client-b');
+      expect(await newestOfA).toMatchObject({ code: 'servicio_no_disponible', status: 503 });
       release();
-      expect(await Promise.all(running)).toEqual(running.map(() => true));
+      expect(await Promise.all([...running, other])).toEqual([...running, other].map(() => true));
       expect(hasher.queueDepth).toBe(0);
     } finally {
       spy.mockRestore();

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
 import bcrypt from 'bcrypt';
-import pLimit, { type LimitFunction } from 'p-limit';
+import { FairQueue, QueueFullError } from '../common/concurrency/fair-queue.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
+import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
 
 /**
@@ -15,24 +16,35 @@ export function bcryptConcurrency(cores = availableParallelism()): number {
 
 /**
  * bcrypt hashing. The work runs on libuv's thread pool (never on the event loop), at most
- * `bcryptConcurrency()` operations at a time; the others wait their turn in arrival order, at most
- * PASSWORD_QUEUE_MAX of them. Beyond that an operation is refused at once with 503
- * `servicio_no_disponible` and a `Retry-After` estimated from the recent operations, so a storm of
- * password requests gets quick refusals instead of an ever longer wait.
+ * `bcryptConcurrency()` operations at a time. Those that wait take turns by client address (a
+ * FairQueue): one client's burst of sign-ins or password changes waits behind itself, and another
+ * client's sign-in waits for at most one operation of each client ahead of it, not for the burst.
+ * At most PASSWORD_QUEUE_MAX operations wait; when the queue is full, the client with the most
+ * waiting is refused — its newest waiting operation gives its place to another client's, or the
+ * newcomer is refused when it is that client's — at once with 503 `servicio_no_disponible` and a
+ * `Retry-After` estimated from the recent operations. A storm of password requests gets quick
+ * refusals instead of an ever longer wait, and the storm's client gets them.
  *
  * Callers never hash or compare while holding a database connection, a transaction or a row lock:
  * the wait here can be long, and the pool is shared with every other request.
  */
+const SERVICE_CLIENT = 'service';
+
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
   private readonly logger = new Logger(PasswordHasher.name);
   private readonly concurrency = bcryptConcurrency();
-  private readonly limit: LimitFunction = pLimit(this.concurrency);
+  private readonly queue: FairQueue;
   private dummyHash: Promise<string> | undefined;
   /** a moving average of how long one operation takes, for Retry-After */
   private averageMs = 250;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly context?: RequestContext,
+  ) {
+    this.queue = new FairQueue(this.concurrency, config.passwordQueueMax);
+  }
 
   /**
    * Starts the dummy hash at boot without waiting for it (it runs on the thread pool while the
@@ -44,7 +56,7 @@ export class PasswordHasher implements OnModuleInit {
 
   /** bcrypt operations running plus those waiting for their turn (the password_hash_queue_depth metric). */
   get queueDepth(): number {
-    return this.limit.activeCount + this.limit.pendingCount;
+    return this.queue.activeCount + this.queue.pendingCount;
   }
 
   hash(password: string): Promise<string> {
@@ -64,26 +76,33 @@ export class PasswordHasher implements OnModuleInit {
   }
 
   private dummy(): Promise<string> {
-    this.dummyHash ??= this.limit(() => bcrypt.hash('dummy-password-for-timing', this.config.bcryptRounds));
+    this.dummyHash ??= this.queue.run(SERVICE_CLIENT, () => bcrypt.hash('dummy-password-for-timing', this.config.bcryptRounds));
     return this.dummyHash;
   }
 
-  private run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.limit.pendingCount >= this.config.passwordQueueMax) {
-      const seconds = Math.ceil(((this.limit.pendingCount + this.limit.activeCount) * this.averageMs) / this.concurrency / 1000);
-      return Promise.reject(
-        new DomainError('servicio_no_disponible', 'Demasiadas operaciones con contraseñas en curso; intente de nuevo en unos segundos', undefined, {
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    // the client's address; work outside a request (start, operator commands) is the service's own
+    const client = (this.context?.active ? this.context.ip : null) ?? SERVICE_CLIENT;
+    try {
+      return await this.queue.run(client, async () => {
+        const started = performance.now();
+        try {
+          return await operation();
+        } finally {
+          this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof QueueFullError)) throw err;
+      const seconds = Math.ceil(((this.queue.pendingCount + this.queue.activeCount) * this.averageMs) / this.concurrency / 1000);
+      throw new DomainError(
+        'servicio_no_disponible',
+        'Demasiadas operaciones con contraseñas en curso; intente de nuevo en unos segundos',
+        undefined,
+        {
           'retry-after': String(Math.max(1, seconds)),
-        }),
+        },
       );
     }
-    return this.limit(async () => {
-      const started = performance.now();
-      try {
-        return await operation();
-      } finally {
-        this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
-      }
-    });
   }
 }

@@ -93,6 +93,46 @@ describe('abuse resistance: no caller can starve the service', () => {
     });
   });
 
+  describe('sign-ins from one address do not hold back another address', () => {
+    let t: TestApp;
+    beforeAll(async () => (t = await TestApp.create()));
+    afterAll(() => t.close());
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    it("serves the hashing queue in turns by address: another address's sign-in waits for one of the burst, not for all of it", async () => {
+      const hasher = t.app.get(PasswordHasher);
+      const burst: CreatedUser[] = [];
+      for (let i = 0; i < 10; i++) burst.push(await t.createUser('cajero'));
+      const other = await t.createUser('cajero');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const compare = bcrypt.compare.bind(bcrypt);
+      jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
+        await gate;
+        return compare(data, encrypted);
+      }) as never);
+
+      const answered: string[] = [];
+      const signIn = (user: CreatedUser, remoteAddress: string, name: string) =>
+        t.post(LOGIN, { username: user.username, password: user.password }, { remoteAddress }).then((res) => {
+          answered.push(name);
+          return res.status;
+        });
+      const fromBurst = burst.map((u, i) => signIn(u, '10.8.0.1', `burst-${i}`));
+      while (hasher.queueDepth < burst.length) await new Promise((resolve) => setImmediate(resolve));
+      const fromOther = signIn(other, '10.8.0.2', 'other');
+      while (hasher.queueDepth < burst.length + 1) await new Promise((resolve) => setImmediate(resolve));
+      release();
+
+      expect(await Promise.all([...fromBurst, fromOther])).toEqual([...burst, other].map(() => 200));
+      // in one first-come queue it would have been the eleventh answered; in turns its compare is the
+      // second or third, and only the database work after it may reorder the answers a little
+      expect(answered.indexOf('other')).toBeLessThan(burst.length / 2);
+    });
+  });
+
   describe('a storm of wrong password changes by a user without permissions', () => {
     let t: TestApp;
     let admin: string;
