@@ -29,6 +29,13 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  readonly securityEventsSuppressed = new Counter({
+    name: 'security_events_suppressed_total',
+    help: 'Security events of a refusal one client repeated beyond the per-minute allowance, counted here instead of written',
+    labelNames: ['action', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly loginAttempts = new Counter({
     name: 'login_attempts_total',
     help: 'Login attempts by result and failure reason (reason "none" on success)',
