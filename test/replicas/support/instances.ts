@@ -41,12 +41,17 @@ export class Instances {
     this.served = servers.map(() => 0);
   }
 
-  static async start(label: string, options: { count?: number; env?: Record<string, string> } = {}): Promise<Instances> {
+  /** `prepare` runs on the new database, as its owner, before the instances start. */
+  static async start(
+    label: string,
+    options: { count?: number; env?: Record<string, string>; prepare?: (owner: DataSource) => Promise<void> } = {},
+  ): Promise<Instances> {
     const main = ensureBuilt();
     const config = loadAppConfig(process.env);
     const { name, url } = await createTestDatabase(config);
     const owner = new DataSource(dialectFor(engineOf(url)).dataSourceOptions(connectionSettings(config, url, 'medios-replicas-owner')));
     await owner.initialize();
+    await options.prepare?.(owner);
     const count = options.count ?? 3;
     const started = await Promise.allSettled(
       Array.from({ length: count }, (_, i) =>
