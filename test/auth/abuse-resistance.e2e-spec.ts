@@ -16,6 +16,23 @@ const manyKeys = (n: number, extra: Record<string, unknown> = {}) => {
   return JSON.stringify(body);
 };
 
+/** Holds every bcrypt compare until the returned function is called (the spy goes with jest.restoreAllMocks). */
+function holdCompares(): () => void {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const compare = bcrypt.compare.bind(bcrypt);
+  jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
+    await gate;
+    return compare(data, encrypted);
+  }) as never);
+  return release;
+}
+
+/** Waits until `depth` password operations run or wait in the hasher's queue. */
+async function untilQueued(hasher: PasswordHasher, depth: number): Promise<void> {
+  while (hasher.queueDepth < depth) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('abuse resistance: no caller can starve the service', () => {
   describe('password work never holds a connection, a transaction or a lock', () => {
     let t: TestApp, admin: string;
@@ -72,16 +89,10 @@ describe('abuse resistance: no caller can starve the service', () => {
       for (let i = 0; i < bcryptConcurrency() + t.config.passwordQueueMax; i++) users.push(await t.createUser('cajero'));
       const extra = await t.createUser('cajero');
       // bcrypt held until released: the running slots and the whole queue fill up
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const compare = bcrypt.compare.bind(bcrypt);
-      jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
-        await gate;
-        return compare(data, encrypted);
-      }) as never);
+      const release = holdCompares();
 
       const waiting = users.map((u, i) => t.post(LOGIN, { username: u.username, password: u.password }, { remoteAddress: `10.7.0.${i + 1}` }));
-      while (hasher.queueDepth < bcryptConcurrency() + t.config.passwordQueueMax) await new Promise((resolve) => setImmediate(resolve));
+      await untilQueued(hasher, bcryptConcurrency() + t.config.passwordQueueMax);
       const refused = await t.post(LOGIN, { username: extra.username, password: extra.password }, { remoteAddress: '10.7.1.1' });
       release();
       const answered = await Promise.all(waiting);
@@ -106,13 +117,7 @@ describe('abuse resistance: no caller can starve the service', () => {
       const burst: CreatedUser[] = [];
       for (let i = 0; i < 10; i++) burst.push(await t.createUser('cajero'));
       const other = await t.createUser('cajero');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const compare = bcrypt.compare.bind(bcrypt);
-      jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
-        await gate;
-        return compare(data, encrypted);
-      }) as never);
+      const release = holdCompares();
 
       const answered: string[] = [];
       const signIn = (user: CreatedUser, remoteAddress: string, name: string) =>
@@ -121,9 +126,9 @@ describe('abuse resistance: no caller can starve the service', () => {
           return res.status;
         });
       const fromBurst = burst.map((u, i) => signIn(u, '10.8.0.1', `burst-${i}`));
-      while (hasher.queueDepth < burst.length) await new Promise((resolve) => setImmediate(resolve));
+      await untilQueued(hasher, burst.length);
       const fromOther = signIn(other, '10.8.0.2', 'other');
-      while (hasher.queueDepth < burst.length + 1) await new Promise((resolve) => setImmediate(resolve));
+      await untilQueued(hasher, burst.length + 1);
       release();
 
       expect(await Promise.all([...fromBurst, fromOther])).toEqual([...burst, other].map(() => 200));
