@@ -64,6 +64,7 @@ export class AccessGuard extends AuthGuard('jwt') {
 
     await super.canActivate(ctx);
     const token = request[VERIFIED_TOKEN] as VerifiedToken;
+    this.context.setTokenSubject(token.userId);
     const required = route.byQuery.length === 0 ? route.required : [...route.required, ...requiredByQuery(route.byQuery, request.query)];
     const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
     if (!access || !access.activo) throw unauthenticated();

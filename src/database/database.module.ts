@@ -7,6 +7,7 @@ import { migrationsFor } from './migrations.js';
 import { DatabasePrerequisitesCheck } from './database-prerequisites.check.js';
 import { PendingMigrationsCheck } from './pending-migrations.check.js';
 import { ReplicaReads } from './replica-reads.js';
+import { ConnectionTurns } from './connection-turns.js';
 
 /** Connects TypeORM to the resolved database (and, when configured, the read replica) and exposes the engine's SqlDialect. */
 @Global()
@@ -38,6 +39,7 @@ export class DatabaseModule {
       providers: [
         { provide: SQL_DIALECT, useValue: runtime.dialect },
         { provide: DATABASE_RUNTIME, useValue: runtime },
+        ConnectionTurns,
         ReplicaReads,
         PendingMigrationsCheck,
         DatabasePrerequisitesCheck,

@@ -5,6 +5,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { connectionSettings } from './database-runtime.js';
+import { ConnectionTurns } from './connection-turns.js';
 import { redactUrl } from './database-url.js';
 import { SQL_DIALECT, type SqlDialect } from './dialects/index.js';
 
@@ -49,6 +50,7 @@ export class ReplicaReads implements OnApplicationShutdown {
     @Inject(SQL_DIALECT) private readonly dialect: SqlDialect,
     @InjectDataSource() private readonly primary: DataSource,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly turns: ConnectionTurns,
   ) {}
 
   get configured(): boolean {
@@ -123,6 +125,7 @@ export class ReplicaReads implements OnApplicationShutdown {
       migrationsRun: false,
     } as never);
     await replica.initialize();
+    this.turns.serve(replica);
     if (this.closed) {
       await replica.destroy();
       throw new Error('shutting down');

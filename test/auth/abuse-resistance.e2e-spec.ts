@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { TransactionHost } from '@nestjs-cls/transactional';
 import bcrypt from 'bcrypt';
 import { bcryptConcurrency, PasswordHasher } from '../../src/auth/password-hasher.js';
+import { SQL_DIALECT, type SqlDialect } from '../../src/database/dialects/index.js';
 import { PasswordStrength } from '../../src/users/password-strength.js';
 import { type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
 import { whileRunning } from '../support/concurrency.js';
@@ -136,6 +137,50 @@ describe('abuse resistance: no caller can starve the service', () => {
       // the compares that were running, one more of the burst, then the other address's: in one
       // first-come queue it would have been the eleventh compare
       expect(started.indexOf(other.password)).toBe(bcryptConcurrency() + 1);
+    });
+  });
+
+  describe("one user's statements do not hold back another user's at the connection pool", () => {
+    let t: TestApp;
+    beforeAll(async () => (t = await TestApp.create({ env: { DB_POOL_SIZE: '1' } })));
+    afterAll(() => t.close());
+
+    /** Waits until `n` acquisitions wait for the pool's one connection. */
+    async function untilWaiting(n: number): Promise<void> {
+      const dialect = t.app.get<SqlDialect>(SQL_DIALECT);
+      const deadline = Date.now() + 10_000;
+      while (dialect.poolUsage(t.db).waiting < n) {
+        if (Date.now() > deadline) throw new Error(`${dialect.poolUsage(t.db).waiting} of ${n} acquisitions waiting after 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+
+    it("lends connections in turns by user: another user's request is answered before a burst of ten that was waiting ahead of it", async () => {
+      const hog = await t.createUser('cajero');
+      const other = await t.createUser('cajero');
+      // the test holds the one pooled connection, so every request's first statement waits in line
+      const holder = t.db.createQueryRunner();
+      await holder.connect();
+      const answered: string[] = [];
+      const me = (user: CreatedUser, name: string) =>
+        t.get('/api/v1/auth/me', { token: user.token }).then((res) => {
+          answered.push(name);
+          return res.status;
+        });
+      try {
+        const burst = Array.from({ length: 10 }, (_, i) => me(hog, `hog${i}`));
+        await untilWaiting(10);
+        const alone = me(other, 'other');
+        await untilWaiting(11);
+        await holder.release();
+        expect(await Promise.all([...burst, alone])).toEqual(Array.from({ length: 11 }, () => 200));
+      } finally {
+        if (!holder.isReleased) await holder.release();
+      }
+      // each request sends one statement after another: the other user's next one takes the next
+      // turn, the burst's go behind the burst's own, so it is answered first (first come, first
+      // served, its first statement would be the eleventh and its answer the last)
+      expect(answered.indexOf('other')).toBeLessThanOrEqual(1);
     });
   });
 

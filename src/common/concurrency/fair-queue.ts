@@ -1,3 +1,5 @@
+import { type TurnClient, TurnOrder } from './turn-order.js';
+
 export class QueueFullError extends Error {
   constructor() {
     super('the queue is full');
@@ -13,9 +15,9 @@ interface Waiter {
 /**
  * Runs tasks at most `concurrency` at a time; those that wait are served in turns among the clients
  * (keys) that have some waiting, one task per client per turn, and in arrival order within one
- * client. A burst of one client therefore waits behind itself: another client's task waits at most
- * one task of each client ahead of it in the turn, not the whole burst, as it would in one
- * first-come queue.
+ * client (a TurnOrder). A burst of one client therefore waits behind itself: another client's task
+ * waits at most one task of each client ahead of it in the turn, not the whole burst, as it would
+ * in one first-come queue.
  *
  * At most `maxWaiting` tasks wait. When they are that many, a newcomer takes the place of the
  * newest task of the client with the most waiting, which is refused (QueueFullError), unless the
@@ -23,10 +25,10 @@ interface Waiter {
  * queue gets the refusals ("try later"), and a client with little waiting always gets a place.
  */
 export class FairQueue {
-  /** the clients with tasks waiting, in the order their turn comes (a Map keeps insertion order) */
-  private readonly waiting = new Map<string, Waiter[]>();
+  /** the client of the task being queued, which the line reads as it places it */
+  private queuing: TurnClient = '';
+  private readonly waiting = new TurnOrder<Waiter>(() => this.queuing);
   private running = 0;
-  private queued = 0;
 
   constructor(
     private readonly concurrency: number,
@@ -38,7 +40,7 @@ export class FairQueue {
   }
 
   get pendingCount(): number {
-    return this.queued;
+    return this.waiting.length;
   }
 
   async run<T>(client: string, task: () => Promise<T>): Promise<T> {
@@ -51,45 +53,29 @@ export class FairQueue {
   }
 
   private acquire(client: string): Promise<void> {
-    if (this.running < this.concurrency && this.queued === 0) {
+    if (this.running < this.concurrency && this.waiting.length === 0) {
       this.running += 1;
       return Promise.resolve();
     }
-    if (this.queued >= this.maxWaiting && !this.refuseNewestOfLongest(client)) return Promise.reject(new QueueFullError());
+    if (this.waiting.length >= this.maxWaiting && !this.refuseNewestOfLongest(client)) return Promise.reject(new QueueFullError());
     return new Promise<void>((start, refuse) => {
-      const waiter = { start, refuse };
-      const mine = this.waiting.get(client);
-      if (mine) mine.push(waiter);
-      else this.waiting.set(client, [waiter]);
-      this.queued += 1;
+      this.queuing = client;
+      this.waiting.push({ start, refuse });
     });
   }
 
   /** Frees a place for `client` by refusing the newest task of a client with more waiting; false when none has more. */
   private refuseNewestOfLongest(client: string): boolean {
-    const own = this.waiting.get(client)?.length ?? 0;
-    let longest: [string, Waiter[]] | undefined;
-    for (const entry of this.waiting) if (!longest || entry[1].length > longest[1].length) longest = entry;
-    if (!longest || longest[1].length <= own + 1) return false;
-    const [name, tasks] = longest;
-    tasks.pop()!.refuse(new QueueFullError());
-    if (!tasks.length) this.waiting.delete(name);
-    this.queued -= 1;
+    const longest = this.waiting.mostWaiting();
+    if (!longest || longest.count <= this.waiting.countOf(client) + 1) return false;
+    this.waiting.takeNewest(longest.client)!.refuse(new QueueFullError());
     return true;
   }
 
-  /** Hands the freed slot to the first task of the client whose turn it is; that client goes to the back. */
+  /** Hands the freed slot to the first task in the line: the next client's turn. */
   private release(): void {
-    const turn = this.waiting.entries().next();
-    if (turn.done) {
-      this.running -= 1;
-      return;
-    }
-    const [client, tasks] = turn.value;
-    const next = tasks.shift()!;
-    this.waiting.delete(client);
-    if (tasks.length) this.waiting.set(client, tasks);
-    this.queued -= 1;
-    next.start();
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.running -= 1;
   }
 }

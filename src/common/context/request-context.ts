@@ -14,6 +14,12 @@ export interface RequestStore extends ClsStore {
   actorUserId?: number;
   actorUsername?: string;
   /**
+   * the `sub` of the access token as soon as its signature is verified, before the user and the
+   * session are checked: whose turn the request takes when it waits for a pooled connection
+   * (database/connection-turns.ts); until then its address's
+   */
+  tokenSubject?: number;
+  /**
    * The row version an `If-Match` header was checked against, and whether it named another
    * representation (`stale`: the change answers 412 at its write); cleared once the change's write
    * compared it (common/versioning)
@@ -68,6 +74,12 @@ export class RequestContext {
     if (!store) throw new Error('RequestContext.setActor: no request context is active');
     store.actorUserId = userId;
     if (username !== undefined) store.actorUsername = username;
+  }
+
+  /** The verified token's subject, for the turns at the connection pool (RequestStore.tokenSubject). */
+  setTokenSubject(userId: number): void {
+    const store = requestStore(this.cls);
+    if (store) store.tokenSubject = userId;
   }
 
   /** Runs work outside any HTTP request (jobs, CLI) with a given actor and a fresh correlation id. */

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { type TurnClient, TurnOrder } from '../../common/concurrency/turn-order.js';
 import { type DataSource, type DataSourceOptions, type EntityManager, MssqlParameter } from 'typeorm';
 import { parseDatabaseUrl } from '../database-url.js';
 import {
@@ -528,6 +529,17 @@ SELECT @result AS result;`,
     const pool = (dataSource.driver as unknown as { master?: { borrowed: number; available: number; pending: number } }).master;
     if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
     return { inUse: pool.borrowed, idle: pool.available, waiting: pool.pending };
+  }
+
+  serveConnectionsInTurns(dataSource: DataSource, clientOf: () => TurnClient): void {
+    // the mssql ConnectionPool lends through a tarn pool (`pool`, made when it connects), which
+    // keeps the acquisitions waiting in `pendingAcquires`, an Array it push()es to and shift()s
+    // from (unshift to put one back, indexOf + splice to take out one that failed)
+    const tarn = (dataSource.driver as unknown as { master?: { pool?: { pendingAcquires?: unknown } | null } }).master?.pool;
+    if (!tarn || !Array.isArray(tarn.pendingAcquires) || tarn.pendingAcquires.length > 0) {
+      throw new Error('serveConnectionsInTurns: the mssql pool has no empty tarn pendingAcquires array (mssql or tarn changed?)');
+    }
+    tarn.pendingAcquires = new TurnOrder(clientOf);
   }
 }
 

@@ -200,3 +200,57 @@ describe('MssqlDialect connection and typing', () => {
     });
   });
 });
+
+describe('MssqlDialect connection turns', () => {
+  /** The tarn pool mssql lends through (its own copy, as mssql resolves it), with resources of no server. */
+  function tarnPool(max: number) {
+    const requireFromMssql = createRequire(createRequire(import.meta.url).resolve('mssql'));
+    const { Pool } = requireFromMssql('tarn') as {
+      Pool: new (options: object) => {
+        acquire(): { promise: Promise<{ id: number }> };
+        release(resource: object): boolean;
+        destroy(): Promise<unknown>;
+        numPendingAcquires(): number;
+        pendingAcquires: unknown[];
+      };
+    };
+    let made = 0;
+    return new Pool({ create: async () => ({ id: ++made }), destroy: () => undefined, min: 0, max, propagateCreateError: true });
+  }
+
+  it("makes the tarn pool behind mssql lend its connections in turns by client: another client's acquisition waits for one of a burst, not all of it", async () => {
+    const pool = tarnPool(1);
+    let client: string = '';
+    dialect.serveConnectionsInTurns({ driver: { master: { pool } } } as unknown as DataSource, () => client);
+    try {
+      const held = await pool.acquire().promise;
+      const granted: string[] = [];
+      const resources = new Map<string, object>();
+      const acquire = (who: string, name: string) => {
+        client = who;
+        void pool.acquire().promise.then((resource) => {
+          granted.push(name);
+          resources.set(name, resource);
+        });
+      };
+      for (const i of [1, 2, 3, 4]) acquire('a', `a${i}`);
+      acquire('b', 'b1');
+      expect(pool.numPendingAcquires()).toBe(5);
+      // the one connection goes to each acquisition in turn, given back as soon as it is granted
+      let lent: object = held;
+      for (let i = 0; i < 5; i++) {
+        pool.release(lent);
+        while (granted.length <= i) await new Promise((resolve) => setImmediate(resolve));
+        lent = resources.get(granted[i]!)!;
+      }
+      pool.release(lent);
+      expect(granted).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it('refuses a pool whose line is not where mssql and tarn keep it', () => {
+    expect(() => dialect.serveConnectionsInTurns({ driver: { master: { pool: {} } } } as unknown as DataSource, () => '')).toThrow(/pendingAcquires/);
+  });
+});

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { TurnOrder } from '../../common/concurrency/turn-order.js';
 import { PostgresDialect } from './postgres.dialect.js';
 import { ceilInstant } from './sql-dialect.js';
 import { FULL_AUDIT_PAGE_QUERY } from './audit-page-query.fixture.js';
@@ -72,6 +74,20 @@ describe('PostgresDialect read replica', () => {
       (new PostgresDialect().dataSourceOptions({ ...settings, ...o }) as unknown as { extra: { options: string } }).extra.options;
     expect(options({ readOnly: true, role: 'medios_app' })).toBe('-c TimeZone=UTC -c role=medios_app -c default_transaction_read_only=on');
     expect(options({})).toBe('-c TimeZone=UTC');
+  });
+});
+
+describe('PostgresDialect connection turns', () => {
+  it("puts a TurnOrder in place of pg-pool's empty line of waiting acquisitions, and refuses a pool that keeps none there", async () => {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ max: 1 });
+    const source = { driver: { master: pool } } as unknown as DataSource;
+    new PostgresDialect().serveConnectionsInTurns(source, () => '');
+    expect((pool as unknown as { _pendingQueue: unknown })._pendingQueue).toBeInstanceOf(TurnOrder);
+    await pool.end();
+    expect(() => new PostgresDialect().serveConnectionsInTurns({ driver: { master: {} } } as unknown as DataSource, () => '')).toThrow(
+      /_pendingQueue/,
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type TurnClient, TurnOrder } from '../../common/concurrency/turn-order.js';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import {
   APPEND_ONLY_TABLES,
@@ -415,6 +416,16 @@ LIMIT ${param(q.rows)}`;
     const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
     if (!pool) return { inUse: 0, idle: 0, waiting: 0 };
     return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+
+  serveConnectionsInTurns(dataSource: DataSource, clientOf: () => TurnClient): void {
+    // pg-pool keeps the acquisitions waiting for a connection in `_pendingQueue`, an Array it
+    // push()es to and shift()s from (findIndex + splice for one that timed out)
+    const pool = (dataSource.driver as unknown as { master?: { _pendingQueue?: unknown } }).master;
+    if (!pool || !Array.isArray(pool._pendingQueue) || pool._pendingQueue.length > 0) {
+      throw new Error('serveConnectionsInTurns: the pg pool has no empty _pendingQueue array (pg-pool changed?)');
+    }
+    pool._pendingQueue = new TurnOrder(clientOf);
   }
 }
 

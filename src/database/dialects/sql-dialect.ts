@@ -1,4 +1,5 @@
 import { type DataSource, type DataSourceOptions, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import type { TurnClient } from '../../common/concurrency/turn-order.js';
 import type { Engine } from '../database-url.js';
 
 /** The system-versioned tables (history in `<table>_history`; SQL Server: SYSTEM_VERSIONING = ON). */
@@ -299,6 +300,15 @@ export interface SqlDialect {
 
   /** The connection pool's state right now (the metrics read it at each scrape); zeros before the pool exists. */
   poolUsage(dataSource: DataSource): PoolUsage;
+
+  /**
+   * Makes the connection pool of an initialized `dataSource` lend its connections in turns by
+   * client when every one is busy: the pool's own line of waiting acquisitions becomes a TurnOrder
+   * keyed by `clientOf()` at the moment each acquisition starts. Without it the line is first come,
+   * first served, and one client's burst of slow statements makes every other client wait for the
+   * whole burst. Throws when the pool library no longer keeps its line where this expects it.
+   */
+  serveConnectionsInTurns(dataSource: DataSource, clientOf: () => TurnClient): void;
 }
 
 /** Connections of the service's pool: lent to a query or transaction, idle, and acquisitions waiting for one. */
