@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
 import bcrypt from 'bcrypt';
 import { FairQueue, QueueFullError } from '../common/concurrency/fair-queue.js';
+import { AppMetrics } from '../observability/metrics.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -42,6 +43,7 @@ export class PasswordHasher implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly context?: RequestContext,
+    @Optional() private readonly metrics?: AppMetrics,
   ) {
     this.queue = new FairQueue(this.concurrency, config.passwordQueueMax);
   }
@@ -94,6 +96,7 @@ export class PasswordHasher implements OnModuleInit {
       });
     } catch (err) {
       if (!(err instanceof QueueFullError)) throw err;
+      this.metrics?.requestsShed.inc({ reason: 'password_queue_full' });
       const seconds = Math.ceil(((this.queue.pendingCount + this.queue.activeCount) * this.averageMs) / this.concurrency / 1000);
       throw new DomainError(
         'servicio_no_disponible',

@@ -2,6 +2,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { MaintenanceJobName } from '../audit/maintenance/maintenance-job.runner.js';
 import type { EventStore } from '../database/dialects/sql-dialect.js';
 
+/**
+ * Why a request was refused by back-pressure (503 at once, with Retry-After): the hashing queue or
+ * the strength-estimate queue was full (PASSWORD_QUEUE_MAX), or sign-ins of the same account were
+ * still in flight.
+ */
+export const SHED_REASONS = ['password_queue_full', 'strength_queue_full', 'sign_ins_in_flight'] as const;
+export type ShedReason = (typeof SHED_REASONS)[number];
+
 /** Seconds; from a cached read to a slow audited write under load (BENCHMARKS.md). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -33,6 +41,13 @@ export class AppMetrics {
     name: 'security_events_suppressed_total',
     help: 'Security events of a refusal one client repeated beyond the per-minute allowance, counted here instead of written',
     labelNames: ['action', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestsShed = new Counter({
+    name: 'http_server_requests_shed_total',
+    help: "Requests answered 503 servicio_no_disponible at once by back-pressure, by reason: a bounded queue full of one client's work, or sign-ins of the same account in flight; deliberate refusals, not failures",
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -76,6 +91,7 @@ export class AppMetrics {
     // alert on `increase(…) > 0` would never see that first failure of a process. The series the
     // alerts watch start at 0 instead.
     for (const store of ['audit_events', 'security_events'] satisfies EventStore[]) this.auditWriteFailures.inc({ store }, 0);
+    for (const reason of SHED_REASONS) this.requestsShed.inc({ reason }, 0);
     for (const job of ['partition-manager', 'retention', 'integrity-check', 'audit-seal'] satisfies MaintenanceJobName[]) {
       this.jobRuns.inc({ job, result: 'failed' }, 0);
     }

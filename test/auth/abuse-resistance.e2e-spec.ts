@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import bcrypt from 'bcrypt';
 import { bcryptConcurrency, PasswordHasher } from '../../src/auth/password-hasher.js';
 import { SQL_DIALECT, type SqlDialect } from '../../src/database/dialects/index.js';
+import { AppMetrics } from '../../src/observability/metrics.js';
 import { PasswordStrength } from '../../src/users/password-strength.js';
 import { type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
 import { whileRunning } from '../support/concurrency.js';
@@ -107,6 +108,13 @@ describe('abuse resistance: no caller can starve the service', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(answered.map((r) => r.status)).toEqual(users.map(() => 200));
       expect((await t.query('SELECT id FROM login_failures WHERE subject = $1', ['10.7.1.1'])).length).toBe(0);
+      // counted as back-pressure, which the error-ratio alert leaves out
+      const shed = (await t.app.get(AppMetrics).requestsShed.get()).values;
+      expect(Object.fromEntries(shed.map((v) => [v.labels.reason, v.value]))).toEqual({
+        password_queue_full: 1,
+        strength_queue_full: 0,
+        sign_ins_in_flight: 0,
+      });
     });
   });
 

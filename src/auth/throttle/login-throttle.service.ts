@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash } from 'node:crypto';
@@ -7,6 +7,7 @@ import { In, LessThanOrEqual } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
 import { DomainError } from '../../common/errors/domain-error.js';
+import { AppMetrics } from '../../observability/metrics.js';
 import { EffectivePermissionsService } from '../effective-permissions.service.js';
 import { LoginFailureEntity, type ThrottleScope } from './login-failure.entity.js';
 import { PERMISSIONS } from '../permissions.js';
@@ -104,6 +105,7 @@ export class LoginThrottleService {
     private readonly permissions: EffectivePermissionsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly metrics?: AppMetrics,
   ) {}
 
   /** Admits the attempt, or says how long to wait when one of its counts is over its limit. */
@@ -141,7 +143,10 @@ export class LoginThrottleService {
     const { wait, accountLimited, inFlight } = verdict;
     if (wait > 0 || inFlight) {
       await this.forget(rows.map((r) => r.id));
-      if (wait === 0) return { admitted: false, refusal: 'inFlight', retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS };
+      if (wait === 0) {
+        this.metrics?.requestsShed.inc({ reason: 'sign_ins_in_flight' });
+        return { admitted: false, refusal: 'inFlight', retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS };
+      }
       if (account && accountLimited) await this.warnIfAdministrator(account.userId, wait);
       return { admitted: false, refusal: 'throttled', retryAfterSeconds: wait };
     }
