@@ -74,7 +74,8 @@ export class TurnOrder<T extends object> extends Array<T> {
 
   #place(item: T, client: TurnClient): void {
     const waiting = this.#waiting.get(client);
-    const turn = waiting ? waiting.lastTurn + 1 : this.#current;
+    // never before the turn being served (an item put back at the head keeps an older turn)
+    const turn = waiting ? Math.max(waiting.lastTurn + 1, this.#current) : this.#current;
     if (waiting) {
       waiting.count += 1;
       waiting.lastTurn = turn;
