@@ -5,6 +5,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
+import { PartitionManagerService } from '../audit/maintenance/partition-manager.service.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RequestContext } from '../common/context/request-context.js';
@@ -45,6 +46,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly audit: AuditService,
     private readonly context: RequestContext,
+    private readonly partitions: PartitionManagerService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -85,9 +87,15 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
    * Inserts a user that nobody signed in created, in one transaction with its `usuario.create`
    * event: the trail accounts for every user. The event's actor is the new user itself (the event
    * needs an actor, and there is none other), and `metadata.via` says how it came to be.
+   *
+   * The partition manager runs first: a database migrated months before its first start has no
+   * partition of the event stores for the current month, and the event could not be written (the
+   * start would fail). Later starts write nothing and skip it; the scheduled job keeps the months
+   * ahead from then on.
    */
-  private insertSelfCreated(user: SelfCreatedUser, via: SelfCreatedVia): Promise<number> {
+  private async insertSelfCreated(user: SelfCreatedUser, via: SelfCreatedVia): Promise<number> {
     const { rol, ...columns } = user;
+    await this.partitions.run();
     return this.context.runAs(undefined, () =>
       this.txHost.withTransaction(async () => {
         const role = await this.txHost.tx.getRepository(RoleEntity).findOneByOrFail({ codigo: rol });

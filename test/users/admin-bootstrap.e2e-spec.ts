@@ -7,6 +7,10 @@ import { engineOf } from '../../src/database/database-url.js';
 import { dialectFor } from '../../src/database/dialects/index.js';
 import { migrationsFor } from '../../src/database/migrations.js';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database.js';
+import { connectionSettings } from '../../src/database/database-runtime.js';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { dropMonthPartition, partitionNames } from '../audit/storage-helpers.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * ADMIN_PASSWORD becomes the first administrator's password on an empty users table, so it obeys
@@ -103,6 +107,36 @@ describe('a start with MIGRATIONS_RUN=false on a database that lacks migrations'
         `the database lacks 1 migration(s) of this version: ${last}. MIGRATIONS_RUN=false: apply them first (node dist/src/cli.js migrate, the migrate Job), then start`,
       );
     } finally {
+      await dropTestDatabase(name);
+    }
+  }, 60_000);
+});
+
+describe('the first start in a month the event stores have no partition for', () => {
+  it('creates the missing partitions before it records the first administrator, instead of failing to start', async () => {
+    const { name, url } = await createTestDatabase();
+    const engine = engineOf(url);
+    const config = loadAppConfig({ ...process.env, DATABASE_URL: url, ADMIN_PASSWORD: 'Admin-Bootstrap-Clave-1' });
+    // a database migrated months before its first start: no partition for the current month
+    const owner = new TypeOrmDataSource(dialectFor(engine).dataSourceOptions(connectionSettings(config, url, 'test-owner')));
+    await owner.initialize();
+    const asTestApp = { engine, query: (sql: string, parameters?: unknown[]) => owner.query(sql, parameters) } as unknown as TestApp;
+    try {
+      const stores = await dropMonthPartition(asTestApp, 'audit_events', new Date());
+      const before = await partitionNames(asTestApp, 'audit_events');
+      const app = await createApp({ config, database: { url, engine, dialect: dialectFor(engine), embedded: false, stop: async () => {} } });
+      try {
+        const events = await owner.query(
+          `SELECT e.action FROM audit_events e JOIN users u ON u.id = e.actor_user_id WHERE e.action = 'usuario.create' AND u.username = 'admin'`,
+        );
+        expect(events).toHaveLength(1);
+        expect((await partitionNames(asTestApp, 'audit_events')).length).toBeGreaterThan(before.length);
+        expect(stores).toContain('audit_events');
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await owner.destroy();
       await dropTestDatabase(name);
     }
   }, 60_000);
