@@ -245,6 +245,14 @@ describe('console lists', () => {
       expect(espana.body.nombre).toBe(`España ${tag}`);
       expect(await ids({ search: `n\u0303a ${tag}` })).toEqual([espana.body.id]);
       expect(await ids({ search: `ña ${tag}` })).toEqual([espana.body.id]);
+      // lowercased by the database on both sides: a name finds itself whatever the letters
+      const greek = await t.post('/api/v1/admin/medios', { codigo: `GR_${tag}`, nombre: `ΟΔΟΣ ${tag}` }, { token: admin });
+      const turkish = await t.post('/api/v1/admin/medios', { codigo: `TR_${tag}`, nombre: `İstanbul ${tag}` }, { token: admin });
+      const nandu = await t.post('/api/v1/admin/medios', { codigo: `NA_${tag}`, nombre: `El Ñandú ${tag}` }, { token: admin });
+      expect(await ids({ search: `ΟΔΟΣ ${tag}` })).toEqual([greek.body.id]);
+      expect(await ids({ search: `İstanbul ${tag}` })).toEqual([turkish.body.id]);
+      expect(await ids({ search: `El Ñandú ${tag}` })).toEqual([nandu.body.id]);
+      expect(await ids({ search: `ñandú ${tag}` })).toEqual([nandu.body.id]);
     });
 
     it('finds roles by a case-insensitive substring of codigo or nombre, inactive ones with incluirInactivos', async () => {

@@ -25,8 +25,10 @@ describe('unacceptableInput (input refused before validation, so it never fails 
     expect(unacceptableInput(ok, 32)).toBeUndefined();
   });
 
-  it('refuses a property name with a NUL', () => {
+  it('refuses a property name with a NUL, naming the object that holds it, or the input: the body or the query string', () => {
     expect(unacceptableInput({ 'a\u0000': 1 }, 32)).toMatchObject({ field: 'body' });
+    expect(unacceptableInput({ 'page\u0000': '2' }, 32, undefined, 'query')).toMatchObject({ field: 'query' });
+    expect(unacceptableInput({ a: { 'b\u0000': 1 } }, 32)).toMatchObject({ field: 'a' });
   });
 
   it('refuses a property named like a member of every object, at any depth, as an unknown field', () => {

@@ -87,7 +87,7 @@ class StrictValidationPipe extends ValidationPipe {
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' || metadata.type === 'query') {
-      const problem = unacceptableInput(value, MAX_INPUT_DEPTH, (metadata.metatype as OpaqueTextHolder | undefined)?.[OPAQUE_TEXT]);
+      const problem = unacceptableInput(value, MAX_INPUT_DEPTH, (metadata.metatype as OpaqueTextHolder | undefined)?.[OPAQUE_TEXT], metadata.type);
       if (problem) return Promise.reject(new ValidationFailedError([problem]));
     }
     // what ValidationPipe itself does with such an argument (it validates classes only), without
@@ -133,14 +133,20 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * offending field, or undefined. The characters of the top-level strings named in `opaque` are
  * left to their fields' own rules (`OpaqueText`).
  */
-export function unacceptableInput(value: unknown, maxDepth: number, opaque?: ReadonlySet<string | symbol>): FieldError | undefined {
+export function unacceptableInput(
+  value: unknown,
+  maxDepth: number,
+  opaque?: ReadonlySet<string | symbol>,
+  /** what the input is, named as the field of a problem of the whole input or of a property name */
+  root: 'body' | 'query' = 'body',
+): FieldError | undefined {
   const stack: Array<[unknown, string, number]> = [[value, '', 0]];
   while (stack.length) {
     const [v, path, depth] = stack.pop()!;
     if (typeof v === 'string') {
       if (v.includes(NUL) || LONE_SURROGATE.test(v)) {
         return {
-          field: path || 'body',
+          field: path || root,
           code: 'unacceptableCharacters',
           message: `${path || 'el valor'} contiene caracteres no admitidos (NUL o UTF-16 inválido)`,
         };
@@ -148,11 +154,11 @@ export function unacceptableInput(value: unknown, maxDepth: number, opaque?: Rea
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return { field: path || 'body', code: 'tooDeep', message: `la entrada anida más de ${maxDepth} niveles` };
+    if (depth >= maxDepth) return { field: path || root, code: 'tooDeep', message: `la entrada anida más de ${maxDepth} niveles` };
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
       const childPath = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
       if (key.includes(NUL) || LONE_SURROGATE.test(key))
-        return { field: 'body', code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
+        return { field: path || root, code: 'unacceptableCharacters', message: 'un nombre de propiedad contiene caracteres no admitidos' };
       if (!Array.isArray(v) && key in Object.prototype)
         return { field: childPath, code: 'whitelistValidation', message: unknownFieldMessage(childPath) };
       if (depth === 0 && typeof child === 'string' && opaque?.has(key)) continue;
