@@ -14,6 +14,7 @@ import { BookkeepingGuard1763713300000 } from './1763713300000-bookkeeping-guard
 import { EventIds1763713400000 } from './1763713400000-event-ids.js';
 import { PermissionSetVersions1763713500000 } from './1763713500000-permission-set-versions.js';
 import { SettledLoginAttempts1763713600000 } from './1763713600000-settled-login-attempts.js';
+import { VersioningKeepsRacedVersions1763713700000 } from './1763713700000-versioning-keeps-raced-versions.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -33,4 +34,5 @@ export const POSTGRES_MIGRATIONS = [
   EventIds1763713400000,
   PermissionSetVersions1763713500000,
   SettledLoginAttempts1763713600000,
+  VersioningKeepsRacedVersions1763713700000,
 ];

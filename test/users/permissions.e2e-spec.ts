@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_USERNAME, expectProblem, TestApp } from '../support/test-app.js';
+import { onlyOn } from '../support/test-database.js';
 
 const SUPERVISOR = [
   'administracion:medios:gestionar',
@@ -225,6 +226,35 @@ describe('user permissions', () => {
       expect(await nombreAt(micros)).toBe('Preciso');
       expect(await nombreAt(micros - 1n)).toBe('Pat');
     });
+
+    onlyOn('postgres', "SQL Server refuses the earlier transaction's update instead (13535), answered 503")(
+      'keeps a version that a transaction started later committed while an earlier one had not yet written the row',
+      async () => {
+        const user = await createViaApi('cajero');
+        const early = t.db.createQueryRunner();
+        const late = t.db.createQueryRunner();
+        await early.connect();
+        await late.connect();
+        try {
+          // the early transaction's time (now()) is fixed by its first statement
+          await early.startTransaction();
+          await early.query('SELECT now()');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await late.startTransaction();
+          await late.query(`UPDATE users SET nombre = 'Tarde' WHERE id = $1`, [user.id]);
+          await late.commitTransaction();
+          await early.query(`UPDATE users SET nombre = 'Temprano' WHERE id = $1`, [user.id]);
+          await early.commitTransaction();
+        } finally {
+          await early.release();
+          await late.release();
+        }
+        const history = await t.query(`SELECT nombre FROM users_history WHERE id = $1 ORDER BY lower(sys_period)`, [user.id]);
+        // the first version and the later transaction's, which the earlier one replaced
+        expect(history.map((r) => r.nombre)).toEqual(['Pat', 'Tarde']);
+        expect((await t.get(`/api/v1/users/${user.id}`, { token: admin })).body.nombre).toBe('Temprano');
+      },
+    );
 
     it('answers 404 for an instant before the user existed', async () => {
       const before = new Date(Date.now() - 60_000).toISOString();
