@@ -18,6 +18,7 @@ export class AddPriceDto {
     example: 1500.5,
     minimum: 0.01,
     maximum: MAX_MONTO,
+    multipleOf: 0.01,
     description: 'A JSON number > 0 with at most 2 decimals (a string is 400); stored as an exact decimal.',
   })
   @IsMonto()
