@@ -83,6 +83,14 @@ describe('fiscal: tipos de IVA', () => {
       expect(await t.query('SELECT id FROM tipos_iva WHERE codigo = $1', [c])).toHaveLength(0);
     });
 
+    it('rejects porcentaje named twice, a string and then a number, with 400 {error: validacion, message}: the parser would keep the number the raw checks did not see', async () => {
+      const c = codigo();
+      const res = await send('POST', BASE, `{"codigo": ${c}, "descripcion": "x", "porcentaje": "21", "porcentaje": 21}`);
+      expectFiscalError(res, 400, 'validacion');
+      expect(res.body.message).toContain('porcentaje');
+      expect(await t.query('SELECT id FROM tipos_iva WHERE codigo = $1', [c])).toHaveLength(0);
+    });
+
     it('rejects a missing porcentaje on create with 400 {error: validacion, message}', async () => {
       const res = await send('POST', BASE, `{"codigo": ${codigo()}, "descripcion": "x"}`);
       expectFiscalError(res, 400, 'validacion');

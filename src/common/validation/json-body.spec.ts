@@ -29,6 +29,20 @@ describe('jsonShapeProblem (read from the text before parsing)', () => {
     const rows = JSON.stringify(Array.from({ length: 10 }, () => Array.from({ length: 900 }, () => 0)));
     expect(jsonShapeProblem(rows)).toBeUndefined();
   });
+
+  it('refuses a property named twice in one object, however the name is written, naming it when it is a plain name', () => {
+    expect(jsonShapeProblem('{"codigo":201,"porcentaje":"21","porcentaje":21}')).toEqual({
+      field: 'porcentaje',
+      code: 'duplicateKey',
+      message: 'porcentaje aparece más de una vez en un mismo objeto',
+    });
+    expect(jsonShapeProblem('{"monto" : 1, "m\\u006fnto":\n5}')).toMatchObject({ field: 'monto', code: 'duplicateKey' });
+    expect(jsonShapeProblem('{"a":{"x":1},"b":{"y":[{"z":1},{"z":2}],"q":{"q":"q"}}}')).toBeUndefined();
+    expect(jsonShapeProblem('{"x":{"a":1,"a":2}}')).toMatchObject({ field: 'a', code: 'duplicateKey' });
+    expect(jsonShapeProblem('{"a b":1,"a b":2}')).toMatchObject({ field: 'body', code: 'duplicateKey' });
+    // names that appear as values, or in sibling objects, are not repeats
+    expect(jsonShapeProblem('{"a":"a","b":["a","a"],"c":{"a":1}}')).toBeUndefined();
+  });
 });
 
 describe('inexactNumber (a number parsing would change)', () => {

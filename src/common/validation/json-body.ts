@@ -17,30 +17,52 @@ const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
 const COLON = 58;
 const COMMA = 44;
+const SPACE = 32;
+const TAB = 9;
+const LF = 10;
+const CR = 13;
 
 /**
  * The first shape limit a JSON text exceeds — more than MAX_JSON_PROPERTIES properties in all,
- * nesting deeper than MAX_JSON_DEPTH, an array of more than MAX_JSON_ARRAY_ITEMS items — or
- * undefined. Read from the text before it is parsed: building an object of 70,000 keys costs
- * JSON.parse about 100 ms of the event loop, validating it seconds, while this scan jumps from
- * quote to quote and stops at the first excess (about 1 ms for such a body, at most a few ms for
- * 1 MiB). Exact for well-formed JSON; malformed text is refused by the parser afterwards anyway.
+ * nesting deeper than MAX_JSON_DEPTH, an array of more than MAX_JSON_ARRAY_ITEMS items — or a
+ * property named twice in one object, or undefined. Read from the text before it is parsed:
+ * building an object of 70,000 keys costs JSON.parse about 100 ms of the event loop, validating it
+ * seconds, while this scan jumps from quote to quote and stops at the first excess (about 1 ms for
+ * such a body, at most a few ms for 1 MiB). A repeated name is refused because the parser would
+ * keep only its last value: `{"porcentaje":"21","porcentaje":21}` passed the checks of the raw
+ * text on one value and stored the other. Exact for well-formed JSON; malformed text is refused by
+ * the parser afterwards anyway.
  */
 export function jsonShapeProblem(text: string): FieldError | undefined {
   let properties = 0;
   // per open container, innermost last: -1 for an object, the commas seen so far for an array
   const open: number[] = [];
+  // the property names seen in each open object (made on its first name)
+  const names: Array<Set<string> | undefined> = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = closingQuote(text, i);
+      const end = closingQuote(text, i);
+      const top = open.length - 1;
+      if (top >= 0 && open[top] === -1 && nextToken(text, end + 1) === COLON) {
+        const name = propertyName(text, i, end);
+        const seen = (names[top] ??= new Set());
+        if (seen.has(name)) {
+          const field = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'body';
+          return { field, code: 'duplicateKey', message: `${field === 'body' ? 'una propiedad' : field} aparece más de una vez en un mismo objeto` };
+        }
+        seen.add(name);
+      }
+      i = end;
       continue;
     }
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (open.length >= MAX_JSON_DEPTH) return { field: 'body', code: 'maxDepth', message: `el cuerpo anida más de ${MAX_JSON_DEPTH} niveles` };
       open.push(c === OPEN_ARRAY ? 0 : -1);
+      names.push(undefined);
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       open.pop();
+      names.pop();
     } else if (c === COLON) {
       if (++properties > MAX_JSON_PROPERTIES)
         return { field: 'body', code: 'maxProperties', message: `el cuerpo tiene más de ${MAX_JSON_PROPERTIES} propiedades` };
@@ -53,6 +75,24 @@ export function jsonShapeProblem(text: string): FieldError | undefined {
     }
   }
   return undefined;
+}
+
+/** The first character after `from` that is not JSON white space (NaN at the end). */
+function nextToken(text: string, from: number): number {
+  let i = from;
+  for (let c = text.charCodeAt(i); c === SPACE || c === TAB || c === LF || c === CR; c = text.charCodeAt(++i));
+  return text.charCodeAt(i);
+}
+
+/** The name a property's quoted text stands for: `"a"` and `"\u0061"` are one name. */
+function propertyName(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(start, end + 1)) as string;
+  } catch {
+    return raw; // malformed: the parser refuses it afterwards
+  }
 }
 
 /** The index of the quote that closes the string opened at `start` (the text's end when none does). */
@@ -190,7 +230,9 @@ export function replaceJsonParser(fastify: FastifyInstance): void {
       const message =
         problem.code === 'exactNumber'
           ? 'Un número del cuerpo no se puede recibir con exactitud'
-          : 'El cuerpo de la solicitud excede los límites de forma';
+          : problem.code === 'duplicateKey'
+            ? 'Una propiedad del cuerpo aparece más de una vez'
+            : 'El cuerpo de la solicitud excede los límites de forma';
       done(null, new RefusedBody(new ValidationFailedError([problem], message)));
       return;
     }
