@@ -35,9 +35,21 @@ function holdCompares(): { release: () => void; started: string[] } {
   return { release, started };
 }
 
+/** Waits until `reached()`, failing with `state()` after 10 s rather than hanging the suite. */
+async function until(reached: () => boolean, state: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!reached()) {
+    if (Date.now() > deadline) throw new Error(`still ${state()} after 10 s`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Waits until `depth` password operations run or wait in the hasher's queue. */
-async function untilQueued(hasher: PasswordHasher, depth: number): Promise<void> {
-  while (hasher.queueDepth < depth) await new Promise((resolve) => setImmediate(resolve));
+function untilQueued(hasher: PasswordHasher, depth: number): Promise<void> {
+  return until(
+    () => hasher.queueDepth >= depth,
+    () => `${hasher.queueDepth} of ${depth} password operations queued`,
+  );
 }
 
 describe('abuse resistance: no caller can starve the service', () => {
@@ -154,13 +166,12 @@ describe('abuse resistance: no caller can starve the service', () => {
     afterAll(() => t.close());
 
     /** Waits until `n` acquisitions wait for the pool's one connection. */
-    async function untilWaiting(n: number): Promise<void> {
+    function untilWaiting(n: number): Promise<void> {
       const dialect = t.app.get<SqlDialect>(SQL_DIALECT);
-      const deadline = Date.now() + 10_000;
-      while (dialect.poolUsage(t.db).waiting < n) {
-        if (Date.now() > deadline) throw new Error(`${dialect.poolUsage(t.db).waiting} of ${n} acquisitions waiting after 10 s`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      return until(
+        () => dialect.poolUsage(t.db).waiting >= n,
+        () => `${dialect.poolUsage(t.db).waiting} of ${n} acquisitions waiting`,
+      );
     }
 
     it("lends connections in turns by user: another user's request is answered before a burst of ten that was waiting ahead of it", async () => {
