@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { SecurityEventsService } from '../audit/security-events.service.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { TracedRefusal } from '../common/errors/domain-error.js';
-import { EffectivePermissionsService } from './effective-permissions.service.js';
+import { EffectivePermissionsService, effectivePermissions } from './effective-permissions.service.js';
 
 /** What an operation asks of the caller beyond the route's own permission. */
 export interface Delegation {
@@ -66,6 +66,25 @@ export class DelegationPolicy {
   /** Acting on another user (update, deactivate, reactivate, password reset, overrides, session revocation). */
   assertCanActOn(callerId: number, targetUserId: number): Promise<void> {
     return this.assertDelegable(callerId, { target: targetUserId });
+  }
+
+  /**
+   * Taking permissions away from a role acts on every user who holds it, so it is refused unless
+   * the caller holds every effective permission of each of them — inactive holders included, as
+   * for acting on one user. Without it, a holder of the user and role permissions could empty the
+   * `admin` role, after which the `admin`'s permissions were all its own and its password was the
+   * caller's to reset. `rolePermisos`: the role's set before the change.
+   */
+  async assertCanActOnHoldersOf(callerId: number, role: { id: number; activo: boolean }, rolePermisos: readonly string[]): Promise<void> {
+    const holders = await this.access.overridesOfHolders(role.id, this.txHost.tx);
+    if (!holders.length) return;
+    const held = await this.effectivePermissions(callerId);
+    const missing = new Set<string>();
+    for (const overrides of holders)
+      for (const code of effectivePermissions(role.activo ? rolePermisos : [], overrides)) if (!held.has(code)) missing.add(code);
+    if (!missing.size) return;
+    const required = [...missing].sort();
+    throw this.refusal(callerId, required, `Usuarios con el rol tienen permisos que usted no tiene: ${required.join(', ')}`);
   }
 
   /** Handing out `codes` (a role assigned at create or update, granted overrides, additions to a role's set). */

@@ -115,6 +115,26 @@ export class EffectivePermissionsService {
   }
 
   /**
+   * The distinct permission overrides of the users whose role is `roleId` (each holder's effective
+   * permissions are the role's, with these applied): what taking permissions away from the role
+   * acts on. Read in `db`, the request's transaction, which holds the role's row locked.
+   */
+  async overridesOfHolders(roleId: number, db: EntityManager): Promise<PermissionOverrides[]> {
+    const rows: Array<{ overrides: unknown }> = await db
+      .createQueryBuilder()
+      .select('u.permission_overrides', 'overrides')
+      .from('users', 'u')
+      .where('u.role_id = :roleId', { roleId })
+      .getRawMany();
+    const distinct = new Map<string, PermissionOverrides>();
+    for (const row of rows) {
+      const overrides = parseOverrides(row.overrides);
+      distinct.set(JSON.stringify(overrides), overrides);
+    }
+    return [...distinct.values()];
+  }
+
+  /**
    * The per-request check, one round trip: does the user exist and is it active, is the session
    * `sessionId` one of its active ones at `now`, and which of `required` does it hold.
    */

@@ -162,7 +162,8 @@ export class RolesController {
       'The body is the complete new set (codes of GET /api/v1/permisos; 400 naming each unknown code). Applies to the very next request of every holder. ' +
       'Refused with 409 `anti_lockout` when no active user would keep both `administracion:usuarios:gestionar` and `administracion:roles:gestionar`. ' +
       'Audited as `rol.permisos_update` with `{before, after}` as sorted code arrays. ' +
-      "Delegation rule: every code added to the set must be among the caller's effective permissions, and nobody changes the set of its own role (the installed `admin` included); " +
+      "Delegation rule: every code added to the set must be among the caller's effective permissions, codes are removed only from a role whose every holder's effective permissions are the caller's too, " +
+      'and nobody changes the set of its own role (the installed `admin` included); ' +
       'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`. ' +
       'Checks in order: 400, 404, 403, 409.',
   })

@@ -131,7 +131,8 @@ export class RolesService {
    * Replaces the role's permission set (only the difference is written, so the history keeps
    * unchanged grants as one version). Refusals in order: 400 (an unknown code), 404, 403
    * `privilegio_insuficiente` (the caller's own role, or an added code the caller lacks), 409
-   * `anti_lockout`.
+   * `anti_lockout`, then 403 `privilegio_insuficiente` for a removal from a role whose holders
+   * hold a code the caller lacks.
    */
   async replacePermissions(codigo: string, requested: readonly string[], callerId: number): Promise<RolePermissionsDto> {
     await this.antiLockout.lock();
@@ -160,7 +161,12 @@ export class RolesService {
         RolePermissionEntity,
         added.map((p) => ({ roleId: role.id, permissionId: p.id })),
       );
-    if (removed.length) await this.antiLockout.assertAdministratorRemains();
+    if (removed.length) {
+      await this.antiLockout.assertAdministratorRemains();
+      // after anti-lockout: a change that would leave nobody able to administer is refused as
+      // such (409) whoever asks; the refusal rolls back what was written above
+      await this.delegation.assertCanActOnHoldersOf(callerId, role, before);
+    }
 
     await this.audit.record('rol.permisos_update', 'rol', codigo, { before, after });
     return { codigo, permisos: after };

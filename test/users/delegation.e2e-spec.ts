@@ -284,6 +284,60 @@ describe('delegation rule: administrators cannot escalate', () => {
     });
   });
 
+  describe('taking permissions away from a role acts on its holders: only on holders the caller outranks or equals', () => {
+    it("a manager of users and roles cannot empty the admin role, and so cannot go on to reset the admin's password", async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE, ROLES_MANAGE]));
+      const adminSet = (await t.get('/api/v1/roles/admin/permisos', { token: admin })).body.permisos as string[];
+      await expectRefused(
+        manager,
+        () => t.put('/api/v1/roles/admin/permisos', { permisos: [USERS_MANAGE, ROLES_MANAGE] }, { token: manager.token }),
+        {
+          required: adminSet.filter((c) => c !== USERS_MANAGE && c !== ROLES_MANAGE).sort(),
+          endpoint: '/api/v1/roles/:codigo/permisos',
+          method: 'PUT',
+        },
+      );
+      expect((await t.get('/api/v1/roles/admin/permisos', { token: admin })).body.permisos).toEqual(adminSet);
+      expectProblem(await t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
+      // the installed admin itself may still change that role's holders' sets: it holds everything
+      const weaker = await roleWith([RUBROS, AUDIT_READ]);
+      await t.createUser(weaker);
+      expect((await t.put(`/api/v1/roles/${weaker}/permisos`, { permisos: [RUBROS] }, { token: admin })).status).toBe(200);
+    });
+
+    it('weighs every holder: a code the caller lacks, held through the role or through a grant, refuses the removal; holders it outranks do not', async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE, ROLES_MANAGE]));
+      // a holder with RUBROS through the role
+      const mixed = await roleWith([USERS_MANAGE, RUBROS]);
+      await t.createUser(mixed);
+      await expectRefused(manager, () => t.put(`/api/v1/roles/${mixed}/permisos`, { permisos: [RUBROS] }, { token: manager.token }), {
+        required: [RUBROS],
+        endpoint: '/api/v1/roles/:codigo/permisos',
+        method: 'PUT',
+      });
+      expect((await t.get(`/api/v1/roles/${mixed}/permisos`, { token: admin })).body.permisos).toEqual([USERS_MANAGE, RUBROS].sort());
+
+      // a weaker role's holders are within reach, until one of them is granted AUDIT_READ
+      const weak = await roleWith([USERS_MANAGE]);
+      const holder = await t.createUser(weak);
+      await t.createUser(weak);
+      const overrides = { granted: [AUDIT_READ], denied: [] };
+      expect((await t.put(`/api/v1/users/${holder.id}/permisos/overrides`, overrides, { token: admin })).status).toBe(200);
+      await expectRefused(manager, () => t.put(`/api/v1/roles/${weak}/permisos`, { permisos: [] }, { token: manager.token }), {
+        required: [AUDIT_READ],
+        endpoint: '/api/v1/roles/:codigo/permisos',
+        method: 'PUT',
+      });
+      const none = { granted: [], denied: [] };
+      expect((await t.put(`/api/v1/users/${holder.id}/permisos/overrides`, none, { token: admin })).status).toBe(200);
+      expect((await t.put(`/api/v1/roles/${weak}/permisos`, { permisos: [] }, { token: manager.token })).status).toBe(200);
+      // adding to a role with stronger holders takes nothing from them: still allowed
+      expect(
+        (await t.put(`/api/v1/roles/${mixed}/permisos`, { permisos: [USERS_MANAGE, RUBROS, ROLES_MANAGE] }, { token: manager.token })).status,
+      ).toBe(200);
+    });
+  });
+
   describe('the self-rules bind the installed admin too; the subset rules never refuse it', () => {
     it('refuses the admin a PUT of its own overrides, even one that changes nothing', async () => {
       await expectRefused(
