@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AcceptedHeaders } from './jose-header.js';
+import { AcceptedHeaders, claimsMayBeObject } from './jose-header.js';
 
 const segment = (header: object) => Buffer.from(JSON.stringify(header)).toString('base64url');
 const token = (header: object) => `${segment(header)}.eyJzdWIiOiIxIn0.c2ln`;
@@ -29,5 +29,17 @@ describe('AcceptedHeaders', () => {
     const bad = token({ ...good, kid: 'k2' });
     expect(headers.accepts(bad)).toBe(false);
     expect(headers.accepts(bad)).toBe(false);
+  });
+});
+
+describe('claimsMayBeObject', () => {
+  const claims = (value: unknown) => `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(JSON.stringify(value)).toString('base64url')}.c2ln`;
+
+  it('lets claims that begin as an object through, and nothing else', () => {
+    expect(claimsMayBeObject(claims({ sub: '1' }))).toBe(true);
+    expect(claimsMayBeObject(claims({}))).toBe(true);
+    for (const value of [null, [], 'x', 1, true]) expect(claimsMayBeObject(claims(value))).toBe(false);
+    expect(claimsMayBeObject('no-dots')).toBe(false);
+    expect(claimsMayBeObject('header.')).toBe(false);
   });
 });

@@ -37,6 +37,17 @@ export class AcceptedHeaders {
   }
 }
 
+/**
+ * Whether the token's claims can be a JSON object: their segment's first byte is `{`, which
+ * base64url encodes beginning with `e` (every token the service signs begins its claims with
+ * `{"`, `eyJ`). jsonwebtoken reads the claims of a signed `null` as properties of null and throws
+ * (a 500); claims that are an array, a string or a number are refused later, as any other.
+ */
+export function claimsMayBeObject(rawJwt: string): boolean {
+  const dot = rawJwt.indexOf('.');
+  return dot >= 0 && rawJwt.charCodeAt(dot + 1) === 0x65;
+}
+
 /** `Authorization: Bearer <token>` and nothing else (RFC 6750's b64token); anything after the token is refused. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
-import { AcceptedHeaders, bearerTokenOf } from './jose-header.js';
+import { AcceptedHeaders, bearerTokenOf, claimsMayBeObject } from './jose-header.js';
 import { JwtKeys } from './jwt-keys.js';
 import { type AccessTokenClaims, sessionIdFromSid, userIdFromSub } from './token.service.js';
 
@@ -25,6 +25,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       jwtFromRequest: bearerTokenOf,
       secretOrKeyProvider: (_req: unknown, rawJwt: string, done: (err: Error | null, key?: string | Buffer) => void) => {
         if (!headers.accepts(rawJwt)) return done(new Error('unknown kid or critical extension'));
+        if (!claimsMayBeObject(rawJwt)) return done(new Error('the claims are not a JSON object'));
         // jsonwebtoken accepts a KeyObject (passport-jwt's typings only name string | Buffer): the
         // key parsed once instead of the PEM text, which it would parse again on every request.
         done(null, keys.publicKey as unknown as Buffer);

@@ -36,6 +36,15 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expectProblem(await t.get('/api/v1/auth/me', { token: forge.rs256(claims, { header: { crit: ['b64'], b64: true } }) }), 401, 'no_autenticado');
     });
 
+    it('refuses a validly signed token whose claims are not a JSON object with 401, never 500', async () => {
+      for (const claims of [null, [], 'x', 1]) {
+        const token = forge.rs256(claims);
+        expectProblem(await t.get('/api/v1/auth/me', { token }), 401, 'no_autenticado');
+        expectProblem(await t.post('/api/v1/auth/logout', undefined, { token }), 401, 'no_autenticado');
+        expectProblem(await t.post('/api/v1/auth/refresh', { accessToken: token, refreshToken: 'x'.repeat(43) }), 401, 'refresh_invalido');
+      }
+    });
+
     it('refuses an Authorization value with anything after the token with 401', async () => {
       expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token} junk` } }), 401, 'no_autenticado');
       expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token}, Bearer x` } }), 401, 'no_autenticado');

@@ -88,7 +88,10 @@ export class TokenForge {
   }
 
   /** `header`: extra JOSE header parameters (e.g. `crit`), signed like the rest. */
-  rs256(payload: Record<string, unknown>, options: { kid?: string; privateKeyPem?: string; header?: Record<string, unknown> } = {}): string {
+  rs256(
+    payload: Record<string, unknown> | null | unknown[] | string | number,
+    options: { kid?: string; privateKeyPem?: string; header?: Record<string, unknown> } = {},
+  ): string {
     const data = `${b64({ alg: 'RS256', typ: 'JWT', kid: options.kid ?? this.keys.kid, ...options.header })}.${b64(payload)}`;
     return `${data}.${sign('sha256', Buffer.from(data), options.privateKeyPem ?? this.keys.privateKeyPem).toString('base64url')}`;
   }
