@@ -136,7 +136,18 @@ export class AuthService {
     const claims = this.tokens.verifyAccessToken(dto.accessToken, { ignoreExpiration: true });
     const subUserId = claims ? userIdFromSub(claims.sub) : undefined;
     if (subUserId === undefined) {
-      await this.securityEvents.record({ action: 'refresh.issue', result: 'failure', failureReason: 'invalid_access_token' });
+      // the refresh token is not touched, but the record names whose session it would have
+      // renewed, and whom the (unverified) access token claims to be
+      const family = await this.refreshTokens.familyOf(dto.refreshToken);
+      const sub = this.tokens.presentedSub(dto.accessToken);
+      await this.securityEvents.record({
+        action: 'refresh.issue',
+        result: 'failure',
+        actorUserId: family?.ownerUserId ?? null,
+        sessionId: family?.familyId ?? null,
+        failureReason: 'invalid_access_token',
+        metadata: family ? { familyId: family.familyId, sub } : { sub },
+      });
       throw new DomainError('refresh_invalido', REFRESH_REFUSED);
     }
 

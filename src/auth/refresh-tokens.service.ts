@@ -156,6 +156,15 @@ export class RefreshTokensService {
     return { ok: true, token: next.token, familyId, user: { id: token.userId, username: owner.username, rol: owner.rol } };
   }
 
+  /** The session (family) and owner of a presented token, read without locking or changing it; undefined when unknown. */
+  async familyOf(presented: string): Promise<{ familyId: string; ownerUserId: number } | undefined> {
+    const token = await this.txHost.tx.findOne(RefreshTokenEntity, {
+      where: { tokenHash: hashRefreshToken(presented) },
+      select: { id: true, familyId: true, userId: true },
+    });
+    return token ? { familyId: token.familyId.toLowerCase(), ownerUserId: token.userId } : undefined;
+  }
+
   /**
    * Revokes every active refresh token of a user and ends all its sessions (logout, user
    * update/deactivation, password flows): its access tokens are refused from the next request.

@@ -285,11 +285,30 @@ describe('auth: refresh-token rotation and reuse detection', () => {
       const user = await t.createUser('cajero');
       const claims = forge.claims({ id: user.id, username: user.username, rol: 'cajero', token: user.token }, changes(user.id));
       expectProblem(await t.post(REFRESH, { accessToken: forge.rs256(claims), refreshToken: user.refreshToken }), 401, 'refresh_invalido');
-      expect((await tokenRow(user.refreshToken)).revoked_at).toBeNull();
+      const row = await tokenRow(user.refreshToken);
+      expect(row.revoked_at).toBeNull();
       const [event] = await t.securityEvents('refresh.issue');
-      expect(event).toMatchObject({ result: 'failure', failure_reason: 'invalid_access_token' });
+      // whose session it would have renewed, and whom the token claims to be (a malformed sub: null)
+      const claimed = typeof claims.sub === 'string' && /^[1-9][0-9]*$/.test(claims.sub) ? claims.sub : null;
+      expect(event).toMatchObject({ result: 'failure', failure_reason: 'invalid_access_token', actor_user_id: user.id, session_id: row.family_id });
+      expect(event.metadata).toEqual({ familyId: row.family_id, sub: claimed });
     },
   );
+
+  it('records a refusal for a garbage access token with the refresh token’s owner, and without one for an unknown refresh token', async () => {
+    const user = await t.createUser('cajero');
+    expectProblem(await t.post(REFRESH, { accessToken: 'not-a-token', refreshToken: user.refreshToken }), 401, 'refresh_invalido');
+    const row = await tokenRow(user.refreshToken);
+    expect(row.revoked_at).toBeNull();
+    const [event] = await t.securityEvents('refresh.issue');
+    expect(event).toMatchObject({ failure_reason: 'invalid_access_token', actor_user_id: user.id, session_id: row.family_id });
+    expect(event.metadata).toEqual({ familyId: row.family_id, sub: null });
+
+    expectProblem(await t.post(REFRESH, { accessToken: user.token.slice(0, -2), refreshToken: 'y'.repeat(43) }), 401, 'refresh_invalido');
+    const [unknown] = await t.securityEvents('refresh.issue');
+    expect(unknown).toMatchObject({ failure_reason: 'invalid_access_token', actor_user_id: null, session_id: null });
+    expect(unknown.metadata).toEqual({ sub: String(user.id) });
+  });
 
   it("writes at most 30 events a minute of one address's refreshes refused for a garbage token, counts the rest, and still writes another address's", async () => {
     const suppressed = async () =>
