@@ -26,6 +26,8 @@ describe('operator password reset (CLI admin:reset-password)', () => {
     const [event] = await t.auditEvents({ action: 'usuario.password_reset', targetId: String(user.id) });
     expect(event.actor_user_id).toBe(system.id);
     expect(event.metadata).toEqual({ targetId: String(user.id) });
+    // an operator's command, not a request: no correlation id
+    expect(event.correlation_id).toBeNull();
     expect(JSON.stringify(event)).not.toContain(temporary);
   });
 

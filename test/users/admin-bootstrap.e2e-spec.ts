@@ -57,9 +57,11 @@ describe('the bootstrap admin and ADMIN_PASSWORD', () => {
         const events = await app
           .get<DataSource>(getDataSourceToken())
           .query(
-            `SELECT e.actor_user_id, e.target_id, e.metadata FROM audit_events e JOIN users u ON u.id = e.actor_user_id WHERE e.action = 'usuario.create' AND u.username = 'admin'`,
+            `SELECT e.actor_user_id, e.target_id, e.metadata, e.correlation_id FROM audit_events e JOIN users u ON u.id = e.actor_user_id WHERE e.action = 'usuario.create' AND u.username = 'admin'`,
           );
         expect(events).toHaveLength(1);
+        // no request made it: no correlation id
+        expect(events[0].correlation_id).toBeNull();
         expect(String(events[0].target_id)).toBe(String(events[0].actor_user_id));
         const metadata = typeof events[0].metadata === 'string' ? JSON.parse(events[0].metadata) : events[0].metadata;
         expect(metadata).toEqual({

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 
 /** What the service knows about the current request, carried in CLS (nestjs-cls). */
 export interface RequestStore extends ClsStore {
-  correlationId?: string;
+  correlationId?: string | null;
   ip?: string | null;
   userAgent?: string | null;
   /** the route template the request matched (`/api/v1/users/:id`), else its path */
@@ -82,10 +82,13 @@ export class RequestContext {
     if (store) store.tokenSubject = userId;
   }
 
-  /** Runs work outside any HTTP request (jobs, CLI) with a given actor and a fresh correlation id. */
+  /**
+   * Runs work outside any HTTP request (the first start, the CLI) with a given actor. There is no
+   * request to correlate with, so the events it writes carry a null correlation id.
+   */
   runAs<T>(actorUserId: number | undefined, work: () => Promise<T>): Promise<T> {
     return this.cls.run(async () => {
-      this.cls.set('correlationId', randomUUID());
+      this.cls.set('correlationId', null);
       this.cls.set('ip', null);
       this.cls.set('userAgent', null);
       if (actorUserId !== undefined) this.cls.set('actorUserId', actorUserId);
