@@ -15,11 +15,11 @@ const UNTRACED = /^\/health\//;
  * Query parameters whose values a server span's `url.query` shows as `REDACTED`: the
  * instrumentation's own list (signed cloud URLs), which this option replaces, and the ones the
  * logs redact. The instrumentation compares names exactly, where the logs ignore case: each of
- * those is listed as written in lower case, in upper case and capitalised.
+ * those is listed as written, in lower case, in upper case and capitalised.
  */
 const REDACTED_QUERY_PARAMS = [
   ...['sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Security-Token'],
-  ...SECRET_QUERY_PARAMS.flatMap((name) => [name, name.toUpperCase(), name[0]!.toUpperCase() + name.slice(1)]),
+  ...new Set(SECRET_QUERY_PARAMS.flatMap((name) => [name, name.toLowerCase(), name.toUpperCase(), name[0]!.toUpperCase() + name.slice(1)])),
 ];
 
 /**

@@ -62,9 +62,12 @@ const spans = finished();
 
 // a credential a client put in a query string never reaches a span
 exporter.reset();
-await globalThis.fetch(`${base}/api/v1/auth/me?access_token=${process.env.SECRET_IN_QUERY}&password=${process.env.SECRET_IN_QUERY}`, {
-  headers: { authorization: `Bearer ${accessToken}` },
-});
+await globalThis.fetch(
+  `${base}/api/v1/auth/me?access_token=${process.env.SECRET_IN_QUERY}&password=${process.env.SECRET_IN_QUERY}&refreshToken=${process.env.SECRET_IN_QUERY}&%70assword=${process.env.SECRET_IN_QUERY}`,
+  {
+    headers: { authorization: `Bearer ${accessToken}` },
+  },
+);
 await app.close();
 const secretQuerySpans = finished();
 await stopTracing();

@@ -20,4 +20,25 @@ describe('sendError', () => {
     expect(fields.url).toBe('/api/v1/admin/medios?password=[redacted]&x=1&token=[redacted]&access_token=[redacted]&refresh_token=[redacted]');
     expect(JSON.stringify(lines)).not.toMatch(/HUNTER2|T0K/);
   });
+
+  it('redacts the names as the query parser reads them (escaped, in any case) and the camelCase names of secrets', () => {
+    const lines: unknown[][] = [];
+    const query =
+      '%70assword=E1&pass%77ord=E2&%74oken=E3&access%5Ftoken=E4&PASSWORD=E5&pass+word=ok&newPassword=E6&currentpassword=E7&accessToken=E8&refreshToken=E9&temporaryPassword=E10&bad%ZZ=ok&password';
+    const request = {
+      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+      method: 'GET',
+      url: `/api/v1/users?${query}`,
+      routeOptions: { url: '/api/v1/users' },
+      headers: {},
+    } as unknown as FastifyRequest;
+    const reply = { sent: false, status: () => reply, header: () => reply, send: () => reply } as unknown as FastifyReply;
+    sendError(new Error('the database went away'), request, reply, { error: (...args: unknown[]) => lines.push(args) });
+    const fields = lines[0]![0] as { url: string };
+    expect(fields.url).toBe(
+      '/api/v1/users?%70assword=[redacted]&pass%77ord=[redacted]&%74oken=[redacted]&access%5Ftoken=[redacted]&PASSWORD=[redacted]&pass+word=ok' +
+        '&newPassword=[redacted]&currentpassword=[redacted]&accessToken=[redacted]&refreshToken=[redacted]&temporaryPassword=[redacted]&bad%ZZ=ok&password',
+    );
+    expect(JSON.stringify(lines)).not.toMatch(/E\d/);
+  });
 });

@@ -111,12 +111,47 @@ export function errorForLog(err: unknown): unknown {
   return strip(err instanceof Error ? pino.stdSerializers.err(err) : err, 0);
 }
 
-/** Query parameters whose values are never logged or traced: a client may put a credential there, although no operation reads one. */
-export const SECRET_QUERY_PARAMS = ['token', 'access_token', 'refresh_token', 'password'] as const;
-const SECRET_QUERY_VALUE = new RegExp(`([?&](?:${SECRET_QUERY_PARAMS.join('|')})=)[^&]*`, 'gi');
+/**
+ * Query parameters whose values are never logged or traced: a client may put a credential there,
+ * although no operation reads one. The names the service gives secrets in bodies, beside the
+ * usual ones of URLs.
+ */
+export const SECRET_QUERY_PARAMS = [
+  'token',
+  'access_token',
+  'refresh_token',
+  'password',
+  'accessToken',
+  'refreshToken',
+  'newPassword',
+  'currentPassword',
+  'temporaryPassword',
+] as const;
+const SECRET_QUERY_NAMES: ReadonlySet<string> = new Set(SECRET_QUERY_PARAMS.map((name) => name.toLowerCase()));
 
-/** The URL with the values of secret-bearing query parameters replaced, for every log line that names a URL. */
+/** A query parameter's name as the query parser reads it (`+` a space, %-escapes decoded). */
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The URL with the values of secret-bearing query parameters replaced, for every log line that
+ * names a URL. Names are compared decoded and in any case: `%70assword` is the `password` the
+ * service reads.
+ */
 export function redactQuery<T extends string | undefined>(url: T): T {
-  if (!url) return url;
-  return url.replace(SECRET_QUERY_VALUE, '$1[redacted]') as T;
+  const start = url ? url.indexOf('?') : -1;
+  if (!url || start < 0) return url;
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq >= 0 && SECRET_QUERY_NAMES.has(decodedName(pair.slice(0, eq)).toLowerCase()) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+    });
+  return `${url.slice(0, start + 1)}${pairs.join('&')}` as T;
 }
