@@ -168,6 +168,9 @@ describe('platform', () => {
     const ui = await t.get('/docs');
     expect(ui.status).toBe(200);
     expect(ui.text).toMatch(/swagger/i);
+    // a token pasted into Authorize is not written to the browser's localStorage
+    const init = await t.get('/docs/swagger-ui-init.js');
+    expect(init.text).toMatch(/"persistAuthorization": false/);
   });
 
   it.each(['/docs', '/docs/', '/docs/index.html'])('serves Swagger UI at %s with every asset its page loads', async (path) => {

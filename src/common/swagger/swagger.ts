@@ -39,7 +39,9 @@ export function setupSwagger(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
-    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
+    // the token pasted into "Authorize" stays in the page's memory: persisted, Swagger UI would
+    // keep it in localStorage, where it outlives the tab and any script of the origin can read it
+    swaggerOptions: { persistAuthorization: false, displayRequestDuration: true },
     customSiteTitle: 'Medios admin API',
   });
 }
