@@ -6,6 +6,8 @@
 //
 //   node bench/flags-ab.mjs --a="" --b="--max-semi-space-size=8 --heap-growing-percent=30" [--rounds 3] [--seconds 8]
 //   node bench/flags-ab.mjs --service-a=/tmp/before/dist/src/main.js [--service-b=dist/src/main.js] --rounds 14 --seconds 4
+//   node bench/flags-ab.mjs --env-b="MALLOC_ARENA_MAX=2" (environment of one instance, NAME=value words:
+//   what glibc reads as the process starts, which no Node flag can set)
 //
 // A build to compare is a copy of `dist/` whose main.js sits in a `dist/src/` of its own (as for
 // `npm run bench -- --service`).
@@ -17,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cpuSeconds, freePort, killAll, rssMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
+import { cpuSeconds, freePort, killAll, rssMb, rssPartsMb, runLoad, startNode, stop, waitFor } from './lib/proc.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH_DIR, '..');
@@ -27,6 +29,8 @@ const { values: flags } = parseArgs({
     b: { type: 'string', default: '' },
     'service-a': { type: 'string' },
     'service-b': { type: 'string' },
+    'env-a': { type: 'string', default: '' },
+    'env-b': { type: 'string', default: '' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '15' },
@@ -48,9 +52,16 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'medios-flags-'));
 const password = 'Flags-Bench-Passw0rd!';
 const instances = [];
 try {
-  for (const [label, words, main] of [
-    ['A', flags.a, entry(flags['service-a'])],
-    ['B', flags.b, entry(flags['service-b'])],
+  const envOf = (words) =>
+    Object.fromEntries(
+      words
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    );
+  for (const [label, words, main, extraEnv] of [
+    ['A', flags.a, entry(flags['service-a']), flags['env-a']],
+    ['B', flags.b, entry(flags['service-b']), flags['env-b']],
   ]) {
     const port = await freePort();
     const child = startNode(main, {
@@ -64,13 +75,14 @@ try {
         ADMIN_PASSWORD: password,
         JOBS_ENABLED: 'false',
         LOG_LEVEL: 'warn',
+        ...envOf(extraEnv),
       },
       cwd: ROOT,
       logFile: path.join(dataDir, `${label}.log`),
     });
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/health/ready`, { child, timeoutMs: 180_000 });
-    instances.push({ label, words, main, child, url, rss: [], read: [], create: [] });
+    instances.push({ label, words: [extraEnv, words].filter(Boolean).join(' '), main, child, url, rss: [], anon: [], read: [], create: [] });
   }
   const login = await globalThis.fetch(`${instances[0].url}/api/v1/auth/login`, {
     method: 'POST',
@@ -105,6 +117,7 @@ try {
     const ok = r.ok;
     inst[kind].push({ answers: ok, cpuMs: (cpu * 1000) / ok, rps: r.rps });
     inst.rss.push(Math.round(rssMb(inst.child.pid)));
+    inst.anon.push(Math.round(rssPartsMb(inst.child.pid).anon));
   };
   for (const kind of ['read', 'create']) {
     for (let round = 0; round <= rounds; round++)
@@ -115,7 +128,7 @@ try {
     const line = (kind) =>
       `${kind}: CPU ms/answer median ${median(inst[kind].slice(1).map((x) => x.cpuMs)).toFixed(3)} (${inst[kind].map((x) => x.cpuMs.toFixed(3)).join(', ')}), answers ${inst[kind].map((x) => x.answers).join(', ')}`;
     console.log(
-      `${inst.label} [${path.relative(ROOT, inst.main)} ${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB`,
+      `${inst.label} [${path.relative(ROOT, inst.main)} ${inst.words || 'no flags'}]\n  ${line('read')}\n  ${line('create')}\n  RSS after each run: ${inst.rss.join(' → ')} MB (of it anonymous: ${inst.anon.join(' → ')} MB)`,
     );
   }
   const [a, b] = instances;
