@@ -76,10 +76,6 @@ export class TokenService {
   }
 
   /**
-   * Verifies signature, algorithm, kid (and no `crit`), issuer, audience and (unless ignored) expiry; `exp` must
-   * be present either way. Returns undefined for any invalid token.
-   */
-  /**
    * The `sub` a token presents, read without verifying it, when it is a well-formed user id; else
    * null. Only for the record of a refused refresh: it names whom the token claims to be.
    */
@@ -93,6 +89,10 @@ export class TokenService {
     }
   }
 
+  /**
+   * Verifies signature, algorithm, kid (and no `crit`), issuer, audience and (unless ignored) expiry; `exp` must
+   * be present either way. Returns undefined for any invalid token.
+   */
   verifyAccessToken(token: string, options: { ignoreExpiration?: boolean } = {}): AccessTokenClaims | undefined {
     try {
       const header = joseHeaderOf(token);
