@@ -4,12 +4,13 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
 import { securityHeaders } from './common/context/security-headers.js';
 import { pinoOptions, startLogger } from './common/logging/logging.js';
-import { answerExpectationFailed, IN_FLIGHT, sendClientError, type SocketWithRequest } from './common/errors/client-error.js';
+import { answerConnect, answerExpectationFailed, IN_FLIGHT, sendClientError, type SocketWithRequest } from './common/errors/client-error.js';
 import { DomainError } from './common/errors/domain-error.js';
 import { sendError } from './common/errors/problem.filter.js';
 import { setupSwagger } from './common/swagger/swagger.js';
@@ -174,6 +175,10 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   const fastify = app.getHttpAdapter().getInstance();
   // an Expect other than 100-continue: the service's 417, not Node's bare one
   fastify.server.on('checkExpectation', (request, response) => answerExpectationFailed(request, response, security));
+  // CONNECT: the service's 404, not a connection closed without an answer
+  fastify.server.on('connect', (request: IncomingMessage, socket: Duplex) =>
+    answerConnect(request, socket, security, (status, id) => recordRefusedRequest(metrics, status, id, 0)),
+  );
   // the ETag of versioned reads, set as their answer is serialized (before app.init registers the routes)
   const etags = app.get(ETagInterceptor);
   fastify.addHook('preSerialization', (request, reply, payload, done) => etags.tagRead(request, reply, payload, done));

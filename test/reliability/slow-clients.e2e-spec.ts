@@ -128,6 +128,22 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
     expect(JSON.parse(answer.body)).toMatchObject({ status: 417, instance: '/api/v1/roles', correlationId: mine });
   });
 
+  it('answers CONNECT with the 404 of a method no route takes, in the shape of the path it names, instead of closing the connection unanswered', async () => {
+    const mine = '1f8fad5b-d9cb-469f-a165-70867728950e';
+    const answer = await stall(server!.port, `CONNECT /api/v1/roles HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: ${mine}\r\n\r\n`, 5_000);
+    expect(answer.status).toBe(404);
+    expect(answer.closedAfterMs).toBeDefined();
+    expect(answer.head).toMatch(new RegExp(`\r\nx-correlation-id: ${mine}(\r\n|$)`, 'i'));
+    expect(answer.head).toMatch(/\r\ncache-control: no-store(\r\n|$)/i);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 404, code: 'no_encontrado', instance: '/api/v1/roles', correlationId: mine });
+    const fiscal = await stall(server!.port, 'CONNECT /api/v1/admin/fiscal/tipos-iva HTTP/1.1\r\nHost: x\r\n\r\n', 5_000);
+    expect(fiscal.status).toBe(404);
+    expect(JSON.parse(fiscal.body)).toEqual({ error: 'no_encontrado', message: expect.any(String) });
+    const authority = await stall(server!.port, 'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n', 5_000);
+    expect(authority.status).toBe(404);
+    expect(JSON.parse(authority.body)).toMatchObject({ code: 'no_encontrado' });
+  });
+
   it('logs and measures a body that breaks the HTTP framing as the 400 it was answered, not as a client that went away', async () => {
     const port = server!.port;
     const badChunk = 'd1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6';

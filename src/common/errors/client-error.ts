@@ -78,6 +78,30 @@ export function answerExpectationFailed(request: IncomingMessage, response: Serv
   response.writeHead(417, headers).end(body);
 }
 
+/**
+ * Answers a CONNECT request. Node hands it to the server's `connect` event with the bare socket
+ * (it would become a tunnel: no route can take it), and without a listener closes the connection
+ * with no answer at all. The service tunnels nothing: 404 like any method no route answers (TRACE,
+ * PROPFIND…), in the problem shape of the path it names, with a correlation id, and the connection
+ * closed.
+ */
+export function answerConnect(
+  request: IncomingMessage,
+  socket: Duplex,
+  securityHeaders: Readonly<Record<string, string>>,
+  recordRefused: (status: number, correlationId: string) => void,
+): void {
+  const correlationId = correlationIdFrom(request.headers['x-correlation-id']);
+  recordRefused(404, correlationId);
+  const target = request.url ?? '';
+  const { headers, body } = rawProblem(404, 'El recurso no existe', target.startsWith('/') ? target : '', correlationId, securityHeaders);
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  if (socket.writable) socket.end(`HTTP/1.1 404 ${STATUS_CODES[404]}\r\n${head}\r\n\r\n${body}`);
+  else socket.destroy();
+}
+
 /** The headers and body of a problem answered below fastify, where there is no reply to send it. */
 function rawProblem(
   status: number,
