@@ -2128,14 +2128,11 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /**
-         * @description One of `GET /api/v1/admin/fiscal/provincias`; one active entry per provincia.
-         * @enum {string}
-         */
+        /** @enum {string} */
         Provincia: "BUENOS_AIRES" | "CABA" | "CATAMARCA" | "CHACO" | "CHUBUT" | "CORDOBA" | "CORRIENTES" | "ENTRE_RIOS" | "FORMOSA" | "JUJUY" | "LA_PAMPA" | "LA_RIOJA" | "MENDOZA" | "MISIONES" | "NEUQUEN" | "RIO_NEGRO" | "SALTA" | "SAN_JUAN" | "SAN_LUIS" | "SANTA_CRUZ" | "SANTA_FE" | "SANTIAGO_DEL_ESTERO" | "TIERRA_DEL_FUEGO" | "TUCUMAN";
         ProvinciaDto: {
             /** @example SALTA */
-            codigo: string;
+            codigo: components["schemas"]["Provincia"];
             /** @example Salta */
             nombre: string;
         };
@@ -2558,7 +2555,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetailsDto"];
             };
         };
-        /** @description The operation takes no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation`): `asOf` is read only by the operations that declare it. */
+        /** @description The operation takes no query parameter, and the request carries one (`validacion`, its `message` naming the parameter). */
         FiscalQueryNotAccepted: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2891,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2983,7 +2980,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3080,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description `validacion`: e.g. `alicuota` not a JSON number from 0 to 100 with at most 4 decimals (`"3.5"`, `true`, `null`, missing, `1e999`, `3.50001`), or an unknown provincia. A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3207,7 +3204,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3318,7 +3315,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3573,7 +3570,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3665,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3762,7 +3759,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3873,7 +3870,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3984,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

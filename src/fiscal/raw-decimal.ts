@@ -2,6 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import type { Observable } from 'rxjs';
 import { type FieldError, ValidationFailedError } from '../common/errors/domain-error.js';
+import { immutableFieldError, immutableFieldIn } from '../common/validation/validation.js';
 
 /** A rate of the fiscal tables: a JSON number in [0, max] with at most `decimals` decimal places. */
 export interface DecimalRule {
@@ -36,13 +37,20 @@ export function rawDecimalError(field: string, value: unknown, rule: DecimalRule
  */
 @Injectable()
 export class RawDecimalBodyInterceptor implements NestInterceptor {
-  constructor(private readonly fields: Readonly<Record<string, DecimalRule>>) {}
+  constructor(
+    private readonly fields: Readonly<Record<string, DecimalRule>>,
+    private readonly dto?: BodyDto,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const body: unknown = context.switchToHttp().getRequest<{ body?: unknown }>().body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ValidationFailedError([{ field: 'body', message: 'El cuerpo debe ser un objeto JSON' }]);
     }
+    // an immutable field is 400 campo_inmutable whatever else the body carries, as the
+    // ValidationPipe answers it after this check
+    const immutable = this.dto && immutableFieldIn(this.dto, body);
+    if (immutable) throw immutableFieldError(immutable);
     const errors: FieldError[] = [];
     for (const [field, rule] of Object.entries(this.fields)) {
       const message = rawDecimalError(field, (body as Record<string, unknown>)[field], rule);
@@ -53,8 +61,10 @@ export class RawDecimalBodyInterceptor implements NestInterceptor {
   }
 }
 
-/** Route decorator: validate these rate fields on the raw body before binding. */
-export const RawDecimalBody = (fields: Record<string, DecimalRule>) => UseInterceptors(new RawDecimalBodyInterceptor(fields));
+type BodyDto = abstract new (...args: never[]) => unknown;
+
+/** Route decorator: validate these rate fields on the raw body before binding; `dto`, the body's class, names its immutable fields. */
+export const RawDecimalBody = (fields: Record<string, DecimalRule>, dto?: BodyDto) => UseInterceptors(new RawDecimalBodyInterceptor(fields, dto));
 
 /**
  * The same rule on the bound DTO property, so the DTO is complete on its own (and whitelists the

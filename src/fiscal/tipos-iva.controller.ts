@@ -62,7 +62,7 @@ export class TiposIvaController {
 
   @Put(':id')
   @Versioned(TIPO_IVA, 'change')
-  @RawDecimalBody({ porcentaje: PORCENTAJE })
+  @RawDecimalBody({ porcentaje: PORCENTAJE }, UpdateTipoIvaDto)
   @ApiOperation({
     operationId: 'updateTipoIva',
     summary: 'Update a tipo de IVA',

@@ -169,6 +169,9 @@ describe('fiscal: tipos de IVA', () => {
     expectFiscalError(await t.get(`${escaped}/999999`, { token: admin }), 404, 'no_encontrado');
     expectFiscalError(await t.get(`${escaped}/999999`), 401, 'no_autenticado');
     expectFiscalError(await t.post(escaped, { codigo: 77, descripcion: 'x', porcentaje: '21' }, { token: admin }), 400, 'validacion');
+    // a malformed escape further on is refused before routing, in the shape of the route it spells
+    expectFiscalError(await t.get(`${escaped}/%zz`, { token: admin }), 400, 'validacion');
+    expectFiscalError(await t.get(`${BASE}/%zz`, { token: admin }), 400, 'validacion');
   });
 
   it('answers a bad path id with 400 {error: validacion, message}', async () => {
@@ -207,6 +210,10 @@ describe('fiscal: tipos de IVA', () => {
       'campo_inmutable',
     );
     expectFiscalError(await t.put(`${BASE}/${tipo.id}`, { codigo: 1, descripcion: 'x', porcentaje: 5 }, { token: admin }), 400, 'campo_inmutable');
+    // whatever else is wrong with the body: the rate's own check on the raw body comes after
+    for (const body of [{ codigo: 1 }, { codigo: 5, descripcion: 'x', porcentaje: 21.001 }, { codigo: null, descripcion: 'x', porcentaje: '21' }]) {
+      expectFiscalError(await t.put(`${BASE}/${tipo.id}`, body, { token: admin }), 400, 'campo_inmutable');
+    }
     expect((await t.get(`${BASE}/${tipo.id}`, { token: admin })).body.porcentaje).toBe(21);
   });
 

@@ -27,6 +27,20 @@ describe('renderError: database connection failures', () => {
     expect(r.body).toEqual({ error: 'servicio_no_disponible', message: expect.any(String) });
   });
 
+  it('reads the fiscal prefix however the refused URL spelled it: escaped beside a malformed escape, or in absolute form', () => {
+    const bad = new DomainError('validacion', 'La URL de la solicitud no es válida');
+    for (const url of [
+      '/api/v1/admin/fiscal/tipos-iva/%zz',
+      '/api/v1/admin/%66iscal/tipos-iva/%zz',
+      '/api/v1/%61dmin/fiscal/x/%E0%A4%A',
+      'http://127.0.0.1:3000/api/v1/admin/fiscal/tipos-iva/%zz',
+      'http://127.0.0.1:3000/api/v1/admin/%66iscal/tipos-iva/1',
+    ])
+      expect([url, renderError(bad, { url }).body]).toEqual([url, { error: 'validacion', message: expect.any(String) }]);
+    for (const url of ['/api/v1/admin/medios/%zz', 'http://h/api/v1/admin/medios/%zz', '/api/v1/admin/fiscalia/%zz'])
+      expect(renderError(bad, { url }).body).toMatchObject({ code: 'validacion' });
+  });
+
   it('keeps any other unexpected error a 500 error_interno, and a domain error its own status', () => {
     expect(renderError(new Error('boom'), { url: '/x' }, { isUnavailable }).body).toMatchObject({ status: 500, code: 'error_interno' });
     expect(renderError(lost, { url: '/x' }).status).toBe(500); // without a dialect nothing is called an outage

@@ -6,6 +6,11 @@ import { codeForStatus } from './error-codes.js';
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
 export const FISCAL_ROUTE_PREFIX = '/api/v1/admin/fiscal';
 
+/** Whether a path is one of the fiscal routes' (`/api/v1/admin/fiscal` or below it; not `/api/v1/admin/fiscalia`). */
+export function isFiscalPath(path: string): boolean {
+  return path.startsWith(FISCAL_ROUTE_PREFIX) && (path.length === FISCAL_ROUTE_PREFIX.length || path[FISCAL_ROUTE_PREFIX.length] === '/');
+}
+
 /**
  * At most this many field errors in an answer: enough to fix a form, and a body with thousands of
  * bad fields cannot make the service write a multi-megabyte answer.
@@ -33,16 +38,24 @@ interface RequestLike {
 
 /**
  * The path that decides an answer's shape: the route the request reached, however its URL spelled
- * it (`/api/v1/admin/%66iscal/…` reaches the fiscal routes); without one, the URL's path decoded.
+ * it (`/api/v1/admin/%66iscal/…` reaches the fiscal routes); without one, the URL's path decoded,
+ * as the router reads it: an absolute-form target (`GET http://host/api/…`) without its scheme and
+ * host, and with a malformed %-escape (a 400) the escapes of ASCII characters still decoded one by
+ * one, so the path's prefix is read as it was meant.
  */
 function routePath(req: RequestLike, path: string): string {
   if (req.routeOptions?.url && req.routeOptions.url !== '*') return req.routeOptions.url;
+  const origin = ABSOLUTE_FORM.exec(path);
+  const local = origin ? path.slice(origin[0].length) || '/' : path;
   try {
-    return decodeURIComponent(path);
+    return decodeURIComponent(local);
   } catch {
-    return path; // a malformed %-escape (400): as sent
+    return local.replace(ASCII_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   }
 }
+
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
 
 export interface RenderOptions {
   /**
@@ -76,7 +89,7 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
   }
   const { status, code, detail, errors, headers } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
-  if (route.startsWith(FISCAL_ROUTE_PREFIX)) {
+  if (isFiscalPath(route)) {
     return {
       status,
       fault,

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { FISCAL_ROUTE_PREFIX } from '../errors/error-renderer.js';
+import { isFiscalPath } from '../errors/error-renderer.js';
 
 // @nestjs/swagger exports only the document type; the parts are derived from it.
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -102,6 +102,8 @@ const SHARED_ANSWERS = [
     code: 'validacion',
     description:
       'The operation takes no body and no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation` for a property or a parameter): as a body, none, an empty one, `{}` or `null` are accepted.',
+    fiscal:
+      'The operation takes no body and no query parameter, and the request carries one (`validacion`, its `message` naming the property or parameter): as a body, none, an empty one, `{}` or `null` are accepted.',
     detail: 'Esta operación no lleva cuerpo',
     on: 'bodiless',
   },
@@ -111,6 +113,7 @@ const SHARED_ANSWERS = [
     code: 'validacion',
     description:
       'The operation takes no query parameter, and the request carries one (`validacion`, `errors[].code` `whitelistValidation`): `asOf` is read only by the operations that declare it.',
+    fiscal: 'The operation takes no query parameter, and the request carries one (`validacion`, its `message` naming the parameter).',
     detail: 'Esta operación no lleva parámetros de consulta',
     on: 'queryless',
   },
@@ -152,8 +155,9 @@ const SHARED_ANSWERS = [
 
 type SharedAnswer = (typeof SHARED_ANSWERS)[number];
 
-/** Appended to the 400 an operation without query parameters declares itself. */
+/** Appended to the 400 an operation without query parameters declares itself (the fiscal shape has no `errors` list). */
 const QUERY_RULE = 'A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`).';
+const FISCAL_QUERY_RULE = 'A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it).';
 
 const STATUS_TITLES: Record<SharedAnswer['status'], string> = {
   400: 'Bad Request',
@@ -194,7 +198,7 @@ function sharedResponses(): Record<string, ResponseObject> {
         [
           `Fiscal${r.name}`,
           {
-            description: r.description,
+            description: 'fiscal' in r ? r.fiscal : r.description,
             headers,
             content: {
               'application/json': { schema: { $ref: '#/components/schemas/FiscalErrorDto' }, example: { error: r.code, message: r.detail } },
@@ -219,7 +223,7 @@ function declareSharedAnswers(doc: OpenAPIObject): void {
       const op = item[method];
       if (!op) continue;
       const takesBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
-      const prefix = path.startsWith(FISCAL_ROUTE_PREFIX) ? 'Fiscal' : '';
+      const prefix = isFiscalPath(path) ? 'Fiscal' : '';
       for (const r of SHARED_ANSWERS) {
         const applies =
           r.on === 'all' ||
@@ -228,8 +232,9 @@ function declareSharedAnswers(doc: OpenAPIObject): void {
         if (!applies) continue;
         const own = op.responses[String(r.status)];
         // the operation's own 400 (a path value it refuses) says the query rule too
-        if (r.on === 'queryless' && own && !('$ref' in own) && !own.description.includes(QUERY_RULE))
-          own.description = `${own.description.trimEnd()} ${QUERY_RULE}`;
+        const rule = prefix ? FISCAL_QUERY_RULE : QUERY_RULE;
+        if (r.on === 'queryless' && own && !('$ref' in own) && !own.description.includes(rule))
+          own.description = `${own.description.trimEnd()} ${rule}`;
         op.responses[String(r.status)] ??= { $ref: `#/components/responses/${prefix}${r.name}` };
       }
     }

@@ -184,10 +184,7 @@ export function createValidationPipe(): ValidationPipe {
     stopAtFirstError: false,
     exceptionFactory: (errors: ValidationError[]) => {
       const immutable = hasImmutableViolation(errors);
-      if (immutable)
-        return new DomainError(IMMUTABLE, `El campo ${immutable} no se puede modificar`, [
-          { field: immutable, code: IMMUTABLE_CONSTRAINT, message: `${immutable} es inmutable` },
-        ]);
+      if (immutable) return immutableFieldError(immutable);
       return new ValidationFailedError(toFieldErrors(errors));
     },
   });
@@ -199,6 +196,9 @@ export function createValidationPipe(): ValidationPipe {
  */
 export function ImmutableField(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
+    const holder = target.constructor as ImmutableHolder;
+    if (!Object.prototype.hasOwnProperty.call(holder, IMMUTABLE_FIELDS)) holder[IMMUTABLE_FIELDS] = new Set(holder[IMMUTABLE_FIELDS]);
+    holder[IMMUTABLE_FIELDS]!.add(String(propertyName));
     registerDecorator({
       name: IMMUTABLE_CONSTRAINT,
       target: target.constructor,
@@ -207,4 +207,24 @@ export function ImmutableField(options?: ValidationOptions): PropertyDecorator {
       validator: { validate: (value: unknown) => value === undefined },
     });
   };
+}
+
+const IMMUTABLE_FIELDS = Symbol('immutableFields');
+type ImmutableHolder = { [IMMUTABLE_FIELDS]?: Set<string> };
+
+/**
+ * The first field `body` carries (with any value, null included) that `dto` declares immutable:
+ * for a check that runs on the raw body before the ValidationPipe, which must still answer
+ * `campo_inmutable` first, as the pipe does.
+ */
+export function immutableFieldIn(dto: abstract new (...args: never[]) => unknown, body: object): string | undefined {
+  for (const field of (dto as unknown as ImmutableHolder)[IMMUTABLE_FIELDS] ?? []) if (Object.hasOwn(body, field)) return field;
+  return undefined;
+}
+
+/** 400 `campo_inmutable` naming the field. */
+export function immutableFieldError(field: string): DomainError {
+  return new DomainError(IMMUTABLE, `El campo ${field} no se puede modificar`, [
+    { field, code: IMMUTABLE_CONSTRAINT, message: `${field} es inmutable` },
+  ]);
 }

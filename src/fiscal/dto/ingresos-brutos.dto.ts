@@ -50,6 +50,6 @@ export class IngresosBrutosDto {
 }
 
 export class ProvinciaDto {
-  @ApiProperty({ example: 'SALTA' }) codigo!: string;
+  @ApiProperty({ enum: PROVINCIA_CODIGOS, enumName: 'Provincia', example: 'SALTA' }) codigo!: Provincia;
   @ApiProperty({ example: 'Salta' }) nombre!: string;
 }
