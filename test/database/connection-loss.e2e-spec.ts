@@ -154,3 +154,35 @@ describe('A transaction the database aborts to settle a deadlock', () => {
     },
   );
 });
+
+describe('A statement the database cancels for running past the statement timeout', () => {
+  let t: TestApp, admin: string;
+  beforeAll(async () => {
+    t = await TestApp.create({ env: { DB_STATEMENT_TIMEOUT_MS: '400' } });
+    admin = await t.adminToken();
+  });
+  afterAll(() => t?.close());
+
+  onlyOn('postgres', 'a table lock taken from outside the service stalls its statements')(
+    'answers 503 servicio_no_disponible with Retry-After, not 500, writes nothing, and serves again once the lock is gone',
+    async () => {
+      const other = new pg.Client({ connectionString: t.config.databaseUrl });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('LOCK TABLE medios IN ACCESS EXCLUSIVE MODE');
+        const auditBefore = (await t.auditEvents({ action: 'medio.create' })).length;
+        const read = await t.get('/api/v1/admin/medios', { token: admin });
+        expectProblem(read, 503, 'servicio_no_disponible');
+        expect(read.headers['retry-after']).toBeDefined();
+        const create = await t.post('/api/v1/admin/medios', { codigo: `TO_${Date.now() % 1e8}`, nombre: 'x' }, { token: admin });
+        expectProblem(create, 503, 'servicio_no_disponible');
+        await other.query('ROLLBACK');
+        expect((await t.auditEvents({ action: 'medio.create' })).length).toBe(auditBefore);
+        expect((await t.get('/api/v1/admin/medios', { token: admin })).status).toBe(200);
+      } finally {
+        await other.end();
+      }
+    },
+  );
+});

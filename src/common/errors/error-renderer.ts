@@ -59,9 +59,9 @@ const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
 
 export interface RenderOptions {
   /**
-   * Whether an error means the database cannot be reached or aborted the transaction to settle a
-   * conflict (the engine's dialect decides: `SqlDialect.isConnectionFailure`,
-   * `isTransientConflict`); such an error is a 503 `servicio_no_disponible` with
+   * Whether an error means the database cannot be reached, aborted the transaction to settle a
+   * conflict, or cancelled a statement past its timeout (the engine's dialect decides:
+   * `SqlDialect.isConnectionFailure`, `isTransientConflict`, `isTimedOut`); such an error is a 503 `servicio_no_disponible` with
    * `Retry-After`, not a 500, so clients and load balancers retry instead of reporting a bug.
    */
   isUnavailable?: (err: unknown) => boolean;

@@ -14,7 +14,9 @@ export class ProblemFilter implements ExceptionFilter {
   constructor(@Optional() @Inject(SQL_DIALECT) dialect?: SqlDialect) {
     // the engine's dialect tells a lost database or a transaction the engine aborted to settle a
     // conflict (503: send it again) from a fault of ours (500)
-    this.options = dialect ? { isUnavailable: (err) => dialect.isConnectionFailure(err) || dialect.isTransientConflict(err) } : {};
+    this.options = dialect
+      ? { isUnavailable: (err) => dialect.isConnectionFailure(err) || dialect.isTransientConflict(err) || dialect.isTimedOut(err) }
+      : {};
   }
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {

@@ -142,6 +142,14 @@ export class MssqlDialect implements SqlDialect {
     return n === 1205 || n === 13535;
   }
 
+  isTimedOut(err: unknown): boolean {
+    // mssql's requestTimeout (the statement timeout: a RequestError ETIMEOUT), 1222: lock request time out
+    const e = err as { code?: unknown; name?: unknown; driverError?: { code?: unknown; name?: unknown } } | null;
+    const code = e?.driverError?.code ?? e?.code;
+    const name = e?.driverError?.name ?? e?.name;
+    return (code === 'ETIMEOUT' && name === 'RequestError') || errorNumber(err) === 1222;
+  }
+
   isConnectionFailure(err: unknown): boolean {
     if (isReleasedRunner(err)) return true;
     const e = err as {
@@ -157,7 +165,7 @@ export class MssqlDialect implements SqlDialect {
     // answer, as pg-pool's "timeout exceeded when trying to connect" is on PostgreSQL. It has no
     // code; mssql marks its message.
     if (typeof message === 'string' && message.startsWith('Failed to acquire a connection from the pool')) return true;
-    // ETIMEOUT of a RequestError is a statement that ran too long (requestTimeout), not an outage
+    // ETIMEOUT of a RequestError is a statement that ran too long (requestTimeout, isTimedOut), not an outage
     if (code === 'ETIMEOUT') return name !== 'RequestError';
     return (
       code === 'ESOCKET' ||

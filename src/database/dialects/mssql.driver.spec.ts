@@ -131,6 +131,16 @@ describe('MssqlDialect connection and typing', () => {
       expect(dialect.isTransientConflict(failed(n))).toBe(true);
     });
 
+    it('treats a statement past the request timeout (a RequestError ETIMEOUT) and a lock timeout (1222) as timed out (503), nothing else', () => {
+      const err = (name: string, code: string) => Object.assign(new Error(code), { name, code });
+      expect(dialect.isTimedOut(err('RequestError', 'ETIMEOUT'))).toBe(true);
+      expect(dialect.isTimedOut(new QueryFailedError('SELECT 1', [], err('RequestError', 'ETIMEOUT')))).toBe(true);
+      expect(dialect.isTimedOut(failed(1222))).toBe(true);
+      expect(dialect.isTimedOut(err('ConnectionError', 'ETIMEOUT'))).toBe(false);
+      expect(dialect.isTimedOut(failed(1205))).toBe(false);
+      expect(dialect.isTimedOut(new Error('x'))).toBe(false);
+    });
+
     it('does not treat other errors as transient conflicts', () => {
       expect(dialect.isTransientConflict(failed(547))).toBe(false);
       expect(dialect.isTransientConflict(failed(2627))).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
+import { type DataSource, QueryFailedError } from 'typeorm';
 import { TurnOrder } from '../../common/concurrency/turn-order.js';
 import { PostgresDialect } from './postgres.dialect.js';
 import { ceilInstant } from './sql-dialect.js';
@@ -102,5 +102,23 @@ describe('ceilInstant (an inclusive lower bound at the engine precision)', () =>
   it('stops at the last instant of year 9999 instead of writing year 10000, which neither engine takes', () => {
     expect(ceilInstant('9999-12-31T23:59:59.999999500Z', 6)).toBe('9999-12-31T23:59:59.999999000Z');
     expect(ceilInstant('9999-12-31T23:59:59.999999950Z', 7)).toBe('9999-12-31T23:59:59.999999900Z');
+  });
+});
+
+describe('PostgresDialect error classes', () => {
+  const failed = (code: string, message = code) => new QueryFailedError('SELECT 1', [], Object.assign(new Error(message), { code }));
+
+  it('treats a statement cancelled by the statement timeout (57014) or a lock timeout (55P03) as timed out, not as a lost connection', () => {
+    expect(dialect.isTimedOut(failed('57014', 'canceling statement due to statement timeout'))).toBe(true);
+    expect(dialect.isTimedOut(failed('55P03', 'canceling statement due to lock timeout'))).toBe(true);
+    expect(dialect.isConnectionFailure(failed('57014'))).toBe(false);
+    expect(dialect.isTimedOut(failed('40P01'))).toBe(false);
+    expect(dialect.isTimedOut(failed('23505'))).toBe(false);
+  });
+
+  it("treats pg's own read timeout (a server that stopped answering) as a lost connection", () => {
+    expect(dialect.isConnectionFailure(new Error('Query read timeout'))).toBe(true);
+    expect(dialect.isConnectionFailure(new QueryFailedError('SELECT 1', [], new Error('Query read timeout')))).toBe(true);
+    expect(dialect.isConnectionFailure(new Error('Query read timeout in the name of a column'))).toBe(false);
   });
 });

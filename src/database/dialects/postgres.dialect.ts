@@ -111,12 +111,20 @@ export class PostgresDialect implements SqlDialect {
     return code === '40001' || code === '40P01';
   }
 
+  isTimedOut(err: unknown): boolean {
+    // query_canceled (statement_timeout, or a cancel from outside), lock_not_available (lock_timeout)
+    const code = errorCode(err);
+    return code === '57014' || code === '55P03';
+  }
+
   isConnectionFailure(err: unknown): boolean {
     if (isReleasedRunner(err)) return true;
     const code = errorCode(err);
     if (code && CONNECTION_ERROR_CODES.has(code)) return true;
     const message = err instanceof Error ? err.message : '';
-    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNREFUSED/i.test(
+    // "Query read timeout": pg's own limit (query_timeout, the statement timeout and a second) on a
+    // server that stopped answering at all — a hung server or a network partition
+    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNREFUSED|^Query read timeout$/i.test(
       message,
     );
   }

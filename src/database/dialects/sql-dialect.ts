@@ -171,6 +171,15 @@ export interface SqlDialect {
   isTransientConflict(err: unknown): boolean;
 
   /**
+   * true when the engine cancelled a statement that ran past the statement timeout or waited past
+   * a lock timeout (a lock another transaction held too long, a database too busy to answer in
+   * time). Answered as 503 with `Retry-After`: the request's transaction rolled back, nothing was
+   * kept, and it can be sent again. Not a connection failure: a read replica that times out a
+   * statement stays usable.
+   */
+  isTimedOut(err: unknown): boolean;
+
+  /**
    * Creates the missing monthly partitions of an event store for [firstMonth, lastMonth]; returns
    * how many. `timeoutMs` (the maintenance timeout) replaces the statement timeout for this call
    * where the engine's work can take long: on SQL Server a SPLIT moves the rows already in the open
