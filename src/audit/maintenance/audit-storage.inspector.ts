@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { setTimeout } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
 import { Clock } from '../../common/context/clock.js';
@@ -9,6 +10,10 @@ import { AppMetrics } from '../../observability/metrics.js';
 import { monthLabel, monthsCoveredAhead, requiredMonths, STORAGE_POLICY, uncoveredMonths } from './storage-policy.js';
 
 const EVENT_STORES: readonly EventStore[] = ['audit_events', 'security_events'];
+
+/** How old the reading of the partitions ahead a scrape answers may be; they change once a month. */
+const AHEAD_MAX_AGE_MS = 60_000;
+const FIRST_SCRAPE_WAIT_MS = 1_000;
 
 /** The outcome of one storage check: what the health endpoint and the integrity job report. */
 export interface StorageCheck {
@@ -27,6 +32,10 @@ export type StorageCheckName = 'versioning' | 'retention' | 'partitions_audit_ev
 @Injectable()
 export class AuditStorageInspector implements OnModuleInit {
   private readonly logger = new Logger('AuditStorage');
+  /** The last reading of the partitions ahead, by store, and when it began; one reading at a time. */
+  private readonly ahead = new Map<EventStore, number>();
+  private aheadReadAt = -Infinity;
+  private aheadReading?: Promise<void>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -37,9 +46,12 @@ export class AuditStorageInspector implements OnModuleInit {
   ) {}
 
   /**
-   * audit_partitions_ahead_months{store}, read from the catalog at each scrape. When the catalog
-   * cannot be read the store's series is left out of that scrape (the pool and error metrics tell
-   * why), rather than failing the whole scrape.
+   * audit_partitions_ahead_months{store}, read from the catalog at most once a minute, in the
+   * background of the scrapes: a scrape never waits for a database connection (with the pool
+   * exhausted, two reads of up to the connect timeout each took the scrape past Prometheus' 10 s
+   * timeout, and a failed scrape makes every series stale). Only the first scrape waits, at most
+   * a second, for the first reading. A store whose catalog could not be read at the last reading is
+   * left out (the pool and error metrics tell why), rather than failing the whole scrape.
    */
   onModuleInit(): void {
     this.metrics.gaugeReadAtScrape(
@@ -49,16 +61,30 @@ export class AuditStorageInspector implements OnModuleInit {
         labelNames: ['store'],
       },
       async (gauge) => {
-        gauge.reset();
-        for (const store of EVENT_STORES) {
-          try {
-            gauge.set({ store }, await this.monthsAhead(store));
-          } catch (err) {
-            this.logger.warn(`partitions of ${store} could not be read for the metrics: ${err instanceof Error ? err.message : String(err)}`);
-          }
+        if (performance.now() - this.aheadReadAt > AHEAD_MAX_AGE_MS) {
+          const first = this.aheadReadAt === -Infinity;
+          const reading = this.readAhead();
+          if (first) await Promise.race([reading, setTimeout(FIRST_SCRAPE_WAIT_MS, undefined, { ref: false })]);
         }
+        gauge.reset();
+        for (const [store, months] of this.ahead) gauge.set({ store }, months);
       },
     );
+  }
+
+  private readAhead(): Promise<void> {
+    this.aheadReading ??= (async () => {
+      this.aheadReadAt = performance.now();
+      for (const store of EVENT_STORES) {
+        try {
+          this.ahead.set(store, await this.monthsAhead(store));
+        } catch (err) {
+          this.ahead.delete(store);
+          this.logger.warn(`partitions of ${store} could not be read for the metrics: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    })().finally(() => (this.aheadReading = undefined));
+    return this.aheadReading;
   }
 
   /** How many months after the current one the store's monthly partitions cover without a gap. */
