@@ -64,17 +64,20 @@ export class SecurityEventsService {
 
   async record(event: SecurityEventInput): Promise<void> {
     if (!RESULTS.has(event.result)) throw new Error(`security event result must be success or failure (got ${String(event.result)})`);
-    this.count(event);
     if (this.repeatedTooOften(event)) {
+      this.count(event);
       this.metrics.securityEventsSuppressed.inc({ action: event.action, reason: event.failureReason! });
       return;
     }
     try {
       await this.insert(event);
     } catch (err) {
+      // the request fails with it (a sign-in answered 500 gave no token): counted as a write
+      // failure, not as the attempt it would have recorded
       this.metrics.auditWriteFailures.inc({ store: 'security_events' });
       throw err;
     }
+    this.count(event);
   }
 
   /** per (client address, action, reason): the events written in the current minute */

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, TestApp, expectProblem } from '../support/test-app.js';
-import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
+import { lockRowSql, makeInsertsFail, raceWithHeldRows } from '../support/test-database.js';
+import { AppMetrics } from '../../src/observability/metrics.js';
 import { decodeJwt, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -205,5 +206,29 @@ describe('auth: login', () => {
     );
     expect(res.headers['x-correlation-id']).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
     expect(res.body.correlationId).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
+  });
+
+  it('does not count a sign-in whose security event could not be written as a success: it answered 500 and gave no token', async () => {
+    const user = await t.createUser('cajero');
+    const metrics = t.app.get(AppMetrics);
+    const value = async (
+      counter: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> },
+      labels: Record<string, string>,
+    ) => (await counter.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    const successes = await value(metrics.loginAttempts, { result: 'success', reason: 'none' });
+    const failures = await value(metrics.auditWriteFailures, { store: 'security_events' });
+    const restore = await makeInsertsFail(t.db, t.engine, 'security_events', 'security store unavailable');
+    try {
+      const res = await t.post(LOGIN, { username: user.username, password: user.password });
+      expectProblem(res, 500, 'error_interno');
+      expect(res.body.accessToken).toBeUndefined();
+    } finally {
+      await restore();
+    }
+    expect(await value(metrics.loginAttempts, { result: 'success', reason: 'none' })).toBe(successes);
+    expect(await value(metrics.auditWriteFailures, { store: 'security_events' })).toBe(failures + 1);
+    // written, it counts
+    expect((await t.post(LOGIN, { username: user.username, password: user.password })).status).toBe(200);
+    expect(await value(metrics.loginAttempts, { result: 'success', reason: 'none' })).toBe(successes + 1);
   });
 });
