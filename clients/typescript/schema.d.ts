@@ -2736,6 +2736,8 @@ export interface components {
         Location: string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
+        /** @description How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`. */
+        "WWW-Authenticate": string;
     };
     pathItems: never;
 }
@@ -2831,6 +2833,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2908,6 +2911,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,6 +3004,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3102,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +3230,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,6 +3342,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3440,6 +3448,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3513,6 +3522,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3590,6 +3600,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3682,6 +3693,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3779,6 +3791,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,6 +3903,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4001,6 +4015,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4137,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4221,6 +4237,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4340,6 +4357,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4464,6 +4482,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +4626,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4750,6 +4770,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4892,6 +4913,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5012,6 +5034,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,6 +5161,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5302,6 +5326,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +5491,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5609,6 +5635,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +5783,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5920,6 +5948,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6065,6 +6094,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6208,6 +6238,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,6 +6405,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,6 +6505,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6613,6 +6646,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6737,6 +6771,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,6 +6936,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +7080,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7205,6 +7242,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,6 +7363,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7465,6 +7504,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7589,6 +7629,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7753,6 +7794,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,6 +7963,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8128,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8245,6 +8289,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,6 +8387,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8441,6 +8487,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8581,6 +8628,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8705,6 +8753,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8869,6 +8918,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9033,6 +9083,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +9258,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9305,6 +9357,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9489,6 +9542,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,6 +9589,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9656,6 +9711,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9729,6 +9785,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9796,6 +9853,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9897,6 +9955,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9972,6 +10031,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10077,6 +10137,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10152,6 +10213,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10247,6 +10309,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10344,6 +10407,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10442,6 +10506,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10539,6 +10604,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10638,6 +10704,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10757,6 +10824,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10881,6 +10949,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11023,6 +11092,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11187,6 +11257,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11311,6 +11382,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,6 +11551,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11630,6 +11703,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11729,6 +11803,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11876,6 +11951,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12000,6 +12076,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12168,6 +12245,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12332,6 +12410,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12479,6 +12558,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12603,6 +12683,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12771,6 +12852,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12935,6 +13017,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13052,6 +13135,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13174,6 +13258,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -45,6 +45,20 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       }
     });
 
+    it('says how to authenticate on the 401 of a missing or invalid token (WWW-Authenticate: Bearer), not on a refused sign-in', async () => {
+      for (const res of [
+        await t.get('/api/v1/auth/me'),
+        await t.get('/api/v1/auth/me', { token: 'x.y.z' }),
+        await t.get('/api/v1/admin/fiscal/tipos-iva'),
+      ]) {
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="medios-admin-api"');
+      }
+      const login = await t.post('/api/v1/auth/login', { username: user.username, password: 'Not-The-Password-123' });
+      expect(login.status).toBe(401);
+      expect(login.headers['www-authenticate']).toBeUndefined();
+    });
+
     it('refuses an Authorization value with anything after the token with 401', async () => {
       expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token} junk` } }), 401, 'no_autenticado');
       expectProblem(await t.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${user.token}, Bearer x` } }), 401, 'no_autenticado');

@@ -54,6 +54,7 @@ function routePath(req: RequestLike, path: string): string {
   }
 }
 
+const BEARER_CHALLENGE = 'Bearer realm="medios-admin-api"';
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 const ASCII_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
 
@@ -87,8 +88,10 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
         body: body as Record<string, unknown>,
       };
   }
-  const { status, code, detail, errors, headers } = classify(err, options);
+  const { status, code, detail, errors, headers: classified } = classify(err, options);
   const fault = status >= 500 && !(err instanceof DomainError);
+  // a request refused for want of a valid access token says how to authenticate (RFC 6750)
+  const headers = code === 'no_autenticado' ? { ...classified, 'www-authenticate': BEARER_CHALLENGE } : classified;
   if (isFiscalPath(route)) {
     return {
       status,

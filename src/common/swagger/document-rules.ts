@@ -40,6 +40,10 @@ export const SHARED_HEADERS: Record<string, HeaderObject> = {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0, example: 60 },
   },
+  'WWW-Authenticate': {
+    description: 'How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`.',
+    schema: { type: 'string', example: 'Bearer realm="medios-admin-api"' },
+  },
 };
 
 /** Tag descriptions, in the order Swagger UI shows them. */
@@ -332,6 +336,8 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
       addHeader(response, 'X-Correlation-Id');
       if (status === '201') addHeader(response, 'Location');
       if (status === '429' || status === '503') addHeader(response, 'Retry-After');
+      // a guarded operation's 401 (no_autenticado) carries the bearer challenge
+      if (status === '401' && op.security.length) addHeader(response, 'WWW-Authenticate');
     }
   }
   const known = Object.keys(TAGS);
