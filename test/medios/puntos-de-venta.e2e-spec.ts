@@ -151,6 +151,15 @@ describe('puntos de venta', () => {
     }
   });
 
+  it('reads integers of the query as a path id is read: a leading zero is 400, as in /medios/07', async () => {
+    const medio = await createMedio();
+    for (const query of [{ page: '01' }, { pageSize: '020' }, { medioId: `0${medio.id}` }, { medioId: '-0' }]) {
+      expectProblem(await t.get(BASE, { token: admin, query }), 400, 'validacion');
+    }
+    expectProblem(await t.get(`/api/v1/admin/medios/0${medio.id}`, { token: admin }), 400, 'validacion');
+    expect((await t.get(BASE, { token: admin, query: { medioId: String(medio.id), page: '1', pageSize: '20' } })).status).toBe(200);
+  });
+
   it('lists the points of sale of a medio as an array ordered by numeroAFIP, inactive ones included', async () => {
     const medio = await createMedio();
     const other = await createMedio();

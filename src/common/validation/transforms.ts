@@ -3,9 +3,12 @@ import { Transform } from 'class-transformer';
 /**
  * Query-string conversions, explicit because the ValidationPipe does no implicit conversion:
  * a value that does not convert is left as the raw string, so the type validators reject it (400).
+ * An integer is written as in JSON and in a path id: no sign but a minus, no leading zero (`07`
+ * is refused in a query as it is in a path).
  */
-export const ToInt = () =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
+export const ToInt = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && CANONICAL_INT.test(value) ? Number(value) : value));
+
+const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,14})$/;
 
 export const ToBoolean = () => Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
 
