@@ -329,7 +329,7 @@ describe('scheduled maintenance jobs', () => {
 
 describe('scheduled maintenance jobs with JOBS_ENABLED', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await TestApp.create({ env: { NODE_ENV: 'development', JOBS_ENABLED: 'true' } })));
+  beforeAll(async () => (t = await TestApp.create({ env: { NODE_ENV: 'development', JOBS_ENABLED: 'true', METRICS_PORT: '0' } })));
   afterAll(() => t.close());
 
   it('registers the three seed schedules, translated to six-field cron, in UTC', () => {

@@ -87,7 +87,9 @@ export class TestApp {
 
   async close(): Promise<void> {
     await this.app.close();
-    await dropTestDatabase(this.databaseName, this.config);
+    // with the settings it was created with, not the app's (a test's short statement timeout
+    // would cancel the drop)
+    await dropTestDatabase(this.databaseName);
   }
 
   async request<T = any>(
