@@ -2813,7 +2813,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2823,7 +2823,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2984,7 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2994,7 +2994,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3210,7 +3210,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3220,7 +3220,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3322,7 +3322,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngresosBrutosDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3332,7 +3332,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3502,7 +3502,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3512,7 +3512,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3673,7 +3673,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3683,7 +3683,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3883,7 +3883,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3893,7 +3893,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3995,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4005,7 +4005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion, campo_inmutable, …)."
+                     *       "message": "Validation failure (validacion)."
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4105,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4205,7 +4205,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4325,7 +4325,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4594,7 +4594,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4738,7 +4738,7 @@ export interface operations {
                     "application/json": components["schemas"]["MedioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4881,7 +4881,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5002,7 +5002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5294,7 +5294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5459,7 +5459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5603,7 +5603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5916,7 +5916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6062,7 +6062,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddPriceResponseDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6206,7 +6206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6373,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaPageDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6473,7 +6473,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6614,7 +6614,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6904,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7048,7 +7048,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7210,7 +7210,7 @@ export interface operations {
                     "application/json": components["schemas"]["PuntoDeVentaDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7331,7 +7331,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7472,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7597,7 +7597,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7762,7 +7762,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7931,7 +7931,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8096,7 +8096,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8257,7 +8257,7 @@ export interface operations {
                     "application/json": components["schemas"]["RubroTreeNodeDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8355,7 +8355,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8455,7 +8455,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8596,7 +8596,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8886,7 +8886,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9051,7 +9051,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeccionDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9226,7 +9226,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventsPageDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9422,7 +9422,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponseDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9923,7 +9923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypePageDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9999,7 +9999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductTypeDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10105,7 +10105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductPageDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10181,7 +10181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10277,7 +10277,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10375,7 +10375,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10572,7 +10572,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10672,7 +10672,7 @@ export interface operations {
                     "application/json": components["schemas"]["RolDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11671,7 +11671,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioPageDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). */
+            /** @description Validation failure (`validacion`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12213,7 +12213,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12378,7 +12378,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemporaryPasswordDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12820,7 +12820,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsuarioDto"];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12985,7 +12985,7 @@ export interface operations {
                     "application/json": components["schemas"]["SesionDto"][];
                 };
             };
-            /** @description Validation failure (`validacion`, `campo_inmutable`, …). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
+            /** @description Validation failure (`validacion`). A query parameter, which this operation takes none of, is 400 `validacion` too (`errors[].code` `whitelistValidation`). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

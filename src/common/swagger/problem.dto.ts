@@ -37,7 +37,7 @@ export class FiscalErrorDto {
 }
 
 const DEFAULT_DESCRIPTIONS: Record<number, string> = {
-  400: 'Validation failure (`validacion`, `campo_inmutable`, …).',
+  400: 'Validation failure (`validacion`).',
   401: 'Missing, invalid or expired access token (`no_autenticado`).',
   403: 'The caller lacks the required permission (`permiso_denegado`).',
   404: 'Not found (`no_encontrado`).',
