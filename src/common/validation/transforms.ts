@@ -6,7 +6,8 @@ import { Transform } from 'class-transformer';
  * An integer is written as in JSON and in a path id: no sign but a minus, no leading zero (`07`
  * is refused in a query as it is in a path).
  */
-export const ToInt = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && CANONICAL_INT.test(value) ? Number(value) : value));
+export const ToInt = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && CANONICAL_INT.test(value) ? Number(value) : value));
 
 const CANONICAL_INT = /^(?:0|-?[1-9]\d{0,14})$/;
 
