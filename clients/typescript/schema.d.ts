@@ -2823,7 +2823,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2840,7 +2840,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2856,7 +2856,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2901,7 +2901,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "validacion: e.g. alicuota not a JSON number from 0 to 100 with at most 4 decimals (\"3.5\", true, null, missing, 1e999, 3.50001), or an unknown provincia."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2918,7 +2918,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2934,7 +2934,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2950,7 +2950,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "duplicado",
-                     *       "message": "Another entry of the provincia is active (duplicado)."
+                     *       "message": "Ya existe un recurso con ese codigo"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -2994,7 +2994,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3011,7 +3011,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3027,7 +3027,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3043,7 +3043,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3092,7 +3092,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "validacion: e.g. alicuota not a JSON number from 0 to 100 with at most 4 decimals (\"3.5\", true, null, missing, 1e999, 3.50001), or an unknown provincia."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3109,7 +3109,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3125,7 +3125,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3141,7 +3141,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3157,7 +3157,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "duplicado",
-                     *       "message": "Another entry of the provincia is active (duplicado)."
+                     *       "message": "Ya existe un recurso con ese codigo"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3220,7 +3220,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3237,7 +3237,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3253,7 +3253,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3269,7 +3269,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3332,7 +3332,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3349,7 +3349,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3365,7 +3365,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3381,7 +3381,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3397,7 +3397,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "duplicado",
-                     *       "message": "Another entry of the provincia is active (duplicado)."
+                     *       "message": "Ya existe un recurso con ese codigo"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3455,7 +3455,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3471,7 +3471,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3512,7 +3512,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3529,7 +3529,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3545,7 +3545,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3590,7 +3590,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "validacion: e.g. porcentaje not a JSON number from 0 to 100 with at most 2 decimals (\"21\", true, null, missing, 1e999, 21.001)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3607,7 +3607,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3623,7 +3623,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3639,7 +3639,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "duplicado",
-                     *       "message": "The codigo is taken (duplicado)."
+                     *       "message": "Ya existe un recurso con ese codigo"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3683,7 +3683,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3700,7 +3700,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3716,7 +3716,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3732,7 +3732,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3781,7 +3781,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "validacion: e.g. porcentaje not a JSON number from 0 to 100 with at most 2 decimals (\"21\", true, null, missing, 1e999, 21.001)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3798,7 +3798,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3814,7 +3814,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3830,7 +3830,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3893,7 +3893,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3910,7 +3910,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3926,7 +3926,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -3942,7 +3942,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4005,7 +4005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "validacion",
-                     *       "message": "Validation failure (validacion)."
+                     *       "message": "La solicitud no es válida"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4022,7 +4022,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_autenticado",
-                     *       "message": "Missing, invalid or expired access token (no_autenticado)."
+                     *       "message": "Se requiere un token de acceso válido"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4038,7 +4038,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "permiso_denegado",
-                     *       "message": "The caller lacks the required permission (permiso_denegado)."
+                     *       "message": "No tiene permiso para esta operación"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4054,7 +4054,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "no_encontrado",
-                     *       "message": "Not found (no_encontrado)."
+                     *       "message": "El recurso no existe"
                      *     }
                      */
                     "application/json": components["schemas"]["FiscalErrorDto"];
@@ -4117,17 +4117,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4146,7 +4139,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4167,7 +4160,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4217,17 +4210,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4246,7 +4232,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4267,7 +4253,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4288,7 +4274,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The codigo is taken",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4337,17 +4323,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4366,7 +4345,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4387,7 +4366,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4408,7 +4387,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4462,17 +4441,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4491,7 +4463,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4512,7 +4484,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4533,7 +4505,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4606,17 +4578,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4635,7 +4600,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4656,7 +4621,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4677,7 +4642,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4750,17 +4715,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4779,7 +4737,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4800,7 +4758,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4821,7 +4779,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4893,17 +4851,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -4922,7 +4873,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4943,7 +4894,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -4964,7 +4915,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The medio does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5014,17 +4965,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5043,7 +4987,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5064,7 +5008,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5085,7 +5029,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The codigo is taken",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5141,17 +5085,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5170,7 +5107,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5191,7 +5128,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5212,7 +5149,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5233,7 +5170,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The product type is inactive",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "tipo_producto_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5306,17 +5243,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5335,7 +5265,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5356,7 +5286,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5377,7 +5307,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5398,7 +5328,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Active products use it",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "tipo_producto_en_uso",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5471,17 +5401,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5500,7 +5423,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5521,7 +5444,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5542,7 +5465,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5615,17 +5538,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5644,7 +5560,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5665,7 +5581,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5686,7 +5602,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The rubro or the product type does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5707,7 +5623,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_inactivo, tipo_producto_inactivo or duplicado",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5763,17 +5679,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5792,7 +5701,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5813,7 +5722,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5834,7 +5743,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The product, the rubro or the product type does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5855,7 +5764,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_inactivo or tipo_producto_inactivo",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5928,17 +5837,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -5957,7 +5859,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5978,7 +5880,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -5999,7 +5901,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6074,17 +5976,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6103,7 +5998,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6124,7 +6019,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6145,7 +6040,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6166,7 +6061,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "Not after the existing history",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "precio_no_posterior",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6218,17 +6113,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6247,7 +6135,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6268,7 +6156,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6289,7 +6177,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6310,7 +6198,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_inactivo or tipo_producto_inactivo",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6385,17 +6273,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6414,7 +6295,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6435,7 +6316,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6485,17 +6366,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6514,7 +6388,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6535,7 +6409,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6556,7 +6430,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The medio does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6577,7 +6451,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "numeroAFIP taken in the medio",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6626,17 +6500,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6655,7 +6522,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6676,7 +6543,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6697,7 +6564,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6751,17 +6618,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6780,7 +6640,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6801,7 +6661,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6822,7 +6682,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6843,7 +6703,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "numeroAFIP taken in the medio",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6916,17 +6776,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -6945,7 +6798,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6966,7 +6819,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -6987,7 +6840,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7060,17 +6913,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7089,7 +6935,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7110,7 +6956,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7131,7 +6977,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7152,7 +6998,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The medio is inactive",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7222,17 +7068,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7251,7 +7090,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7272,7 +7111,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7293,7 +7132,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7343,17 +7182,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7372,7 +7204,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7393,7 +7225,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7414,7 +7246,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The parent rubro does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7435,7 +7267,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_inactivo, rubro_con_avisos, profundidad_maxima or duplicado",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7484,17 +7316,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7513,7 +7338,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7534,7 +7359,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7555,7 +7380,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7609,17 +7434,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7638,7 +7456,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7659,7 +7477,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7680,7 +7498,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7701,7 +7519,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The name is taken among the active siblings",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7774,17 +7592,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7803,7 +7614,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7824,7 +7635,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7845,7 +7656,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7866,7 +7677,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_con_hijos_activos or rubro_con_productos_activos",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_con_hijos_activos",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7943,17 +7754,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -7972,7 +7776,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -7993,7 +7797,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8014,7 +7818,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The rubro or the new parent does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8035,7 +7839,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "movimiento_invalido, rubro_inactivo, rubro_con_avisos, profundidad_maxima or duplicado",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "movimiento_invalido",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8108,17 +7912,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8137,7 +7934,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8158,7 +7955,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8179,7 +7976,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8200,7 +7997,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "rubro_inactivo or duplicado",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rubro_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8269,17 +8066,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8298,7 +8088,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8319,7 +8109,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8367,17 +8157,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8396,7 +8179,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8417,7 +8200,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8467,17 +8250,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8496,7 +8272,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8517,7 +8293,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8538,7 +8314,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The medio does not exist",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8559,7 +8335,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The codigo is taken in the medio",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8608,17 +8384,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8637,7 +8406,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8658,7 +8427,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8679,7 +8448,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8733,17 +8502,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8762,7 +8524,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8783,7 +8545,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8804,7 +8566,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8825,7 +8587,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The parent medio is inactive",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8898,17 +8660,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -8927,7 +8682,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8948,7 +8703,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8969,7 +8724,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -8990,7 +8745,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The parent medio is inactive",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9063,17 +8818,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9092,7 +8840,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9113,7 +8861,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9134,7 +8882,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9155,7 +8903,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The parent medio is inactive",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "medio_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9238,17 +8986,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9267,7 +9008,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9288,7 +9029,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9366,7 +9107,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9387,7 +9128,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9434,17 +9175,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9462,7 +9196,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Invalid credentials",
+                     *       "detail": "Usuario o contraseña incorrectos",
                      *       "instance": "/api/v1/…",
                      *       "code": "credenciales_invalidas",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9486,7 +9220,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "Too many failures (demasiados_intentos); the Retry-After header says how many seconds to wait",
+                     *       "detail": "Demasiados intentos fallidos; intente de nuevo más tarde",
                      *       "instance": "/api/v1/…",
                      *       "code": "demasiados_intentos",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9509,7 +9243,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Service Unavailable",
                      *       "status": 503,
-                     *       "detail": "The password queue is full (servicio_no_disponible); Retry-After says when to retry. Such a refusal does not count as a failure",
+                     *       "detail": "El servicio no está disponible en este momento",
                      *       "instance": "/api/v1/…",
                      *       "code": "servicio_no_disponible",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9551,7 +9285,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9598,7 +9332,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9645,17 +9379,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "A field is missing or not a string",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9673,7 +9400,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "The session cannot be renewed",
+                     *       "detail": "La sesión no se puede renovar; inicie sesión de nuevo",
                      *       "instance": "/api/v1/…",
                      *       "code": "refresh_invalido",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9720,7 +9447,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9765,17 +9492,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "The id is not a UUID",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9794,7 +9514,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9815,7 +9535,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "The caller has no session with that id",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9862,7 +9582,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9883,7 +9603,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -9935,17 +9655,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -9964,7 +9677,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10011,17 +9724,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10040,7 +9746,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10061,7 +9767,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10117,17 +9823,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10146,7 +9845,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10193,17 +9892,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10222,7 +9914,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10243,7 +9935,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10289,17 +9981,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10318,7 +10003,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10339,7 +10024,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10387,17 +10072,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10416,7 +10094,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10437,7 +10115,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10486,15 +10164,15 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "fecha is not exactly yyyy-MM-dd or not a real date",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *       "errors": [
                      *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
+                     *           "field": "fecha",
+                     *           "code": "invalid",
+                     *           "message": "fecha no es válido"
                      *         }
                      *       ]
                      *     }
@@ -10515,7 +10193,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10536,7 +10214,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Unknown product",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10584,17 +10262,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10613,7 +10284,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10634,7 +10305,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10684,17 +10355,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10713,7 +10377,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10734,7 +10398,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10755,7 +10419,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The codigo is taken, possibly by an inactive role",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10804,17 +10468,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10833,7 +10490,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10854,7 +10511,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10875,7 +10532,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10929,17 +10586,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included. An immutable field in the body is campo_inmutable",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -10958,7 +10608,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -10979,7 +10629,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11000,7 +10650,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11072,17 +10722,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -11101,7 +10744,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11122,7 +10765,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11143,7 +10786,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11164,7 +10807,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "An active user holds the role",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rol_en_uso",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11237,15 +10880,15 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included. Also an unparsable or future asOf",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *       "errors": [
                      *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
+                     *           "field": "asOf",
+                     *           "code": "invalid",
+                     *           "message": "asOf no es válido"
                      *         }
                      *       ]
                      *     }
@@ -11266,7 +10909,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11287,7 +10930,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11308,7 +10951,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No such role",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11362,17 +11005,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included. Also an unknown permission code",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -11391,7 +11027,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11416,7 +11052,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11437,7 +11073,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11458,7 +11094,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The change would leave no administrator",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "anti_lockout",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11531,17 +11167,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion), a {codigo} that does not match ^[a-z][a-z0-9_]*$ included",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -11560,7 +11189,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11585,7 +11214,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11606,7 +11235,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11683,17 +11312,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -11712,7 +11334,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11733,7 +11355,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11783,17 +11405,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -11812,7 +11427,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11837,7 +11452,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11858,7 +11473,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The username is taken",
+                     *       "detail": "Ya existe un recurso con ese codigo",
                      *       "instance": "/api/v1/…",
                      *       "code": "duplicado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11883,7 +11498,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Service Unavailable",
                      *       "status": 503,
-                     *       "detail": "The password queue is full (servicio_no_disponible); Retry-After says when to retry",
+                     *       "detail": "El servicio no está disponible en este momento",
                      *       "instance": "/api/v1/…",
                      *       "code": "servicio_no_disponible",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11931,15 +11546,15 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "A bad id, or an unparsable or future asOf",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *       "errors": [
                      *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
+                     *           "field": "asOf",
+                     *           "code": "invalid",
+                     *           "message": "asOf no es válido"
                      *         }
                      *       ]
                      *     }
@@ -11960,7 +11575,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -11981,7 +11596,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12002,7 +11617,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No such user",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12056,17 +11671,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -12085,7 +11693,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12110,7 +11718,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12131,7 +11739,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12152,7 +11760,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The change would leave no active user holding both administracion:usuarios:gestionar and administracion:roles:gestionar, or the caller targets itself",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "anti_lockout",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12225,17 +11833,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -12254,7 +11855,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12279,7 +11880,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12300,7 +11901,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12321,7 +11922,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The change would leave no active user holding both administracion:usuarios:gestionar and administracion:roles:gestionar, or the caller targets itself",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "anti_lockout",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12390,17 +11991,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -12419,7 +12013,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12444,7 +12038,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12465,7 +12059,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12490,7 +12084,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Service Unavailable",
                      *       "status": 503,
-                     *       "detail": "The password queue is full (servicio_no_disponible); Retry-After says when to retry",
+                     *       "detail": "El servicio no está disponible en este momento",
                      *       "instance": "/api/v1/…",
                      *       "code": "servicio_no_disponible",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12538,15 +12132,15 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "A bad id, or an unparsable or future asOf",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *       "errors": [
                      *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
+                     *           "field": "asOf",
+                     *           "code": "invalid",
+                     *           "message": "asOf no es válido"
                      *         }
                      *       ]
                      *     }
@@ -12567,7 +12161,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12588,7 +12182,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12609,7 +12203,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No such user",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12663,17 +12257,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure (validacion): an unknown code or a code in both lists",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -12692,7 +12279,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12717,7 +12304,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12738,7 +12325,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12759,7 +12346,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The change would leave no active user holding both administracion:usuarios:gestionar and administracion:roles:gestionar, or the caller targets itself",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "anti_lockout",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12832,17 +12419,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -12861,7 +12441,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12886,7 +12466,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12907,7 +12487,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Not found",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12928,7 +12508,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Conflict",
                      *       "status": 409,
-                     *       "detail": "The user's role is inactive (rol_inactivo): no active user holds an inactive role",
+                     *       "detail": "La operación no es posible en el estado actual del recurso",
                      *       "instance": "/api/v1/…",
                      *       "code": "rol_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -12997,17 +12577,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -13026,7 +12599,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13047,7 +12620,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13068,7 +12641,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No such user",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13115,17 +12688,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "A bad user id, or a session id that is not a UUID",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -13144,7 +12710,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13169,7 +12735,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The caller lacks the required permission",
+                     *       "detail": "No tiene permiso para esta operación",
                      *       "instance": "/api/v1/…",
                      *       "code": "permiso_denegado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13190,7 +12756,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No such user, or the user has no session with that id",
+                     *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13238,17 +12804,10 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "Validation failure",
+                     *       "detail": "La solicitud no es válida",
                      *       "instance": "/api/v1/…",
                      *       "code": "validacion",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e",
-                     *       "errors": [
-                     *         {
-                     *           "field": "codigo",
-                     *           "code": "matches",
-                     *           "message": "codigo no tiene el formato esperado"
-                     *         }
-                     *       ]
+                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
@@ -13267,7 +12826,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing, invalid or expired access token",
+                     *       "detail": "Se requiere un token de acceso válido",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_autenticado",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13291,7 +12850,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "Too many wrong current passwords (demasiados_intentos); Retry-After says how many seconds to wait",
+                     *       "detail": "Demasiados intentos fallidos; intente de nuevo más tarde",
                      *       "instance": "/api/v1/…",
                      *       "code": "demasiados_intentos",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -13314,7 +12873,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Service Unavailable",
                      *       "status": 503,
-                     *       "detail": "The password queue is full (servicio_no_disponible); Retry-After says when to retry",
+                     *       "detail": "El servicio no está disponible en este momento",
                      *       "instance": "/api/v1/…",
                      *       "code": "servicio_no_disponible",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"

@@ -59,22 +59,44 @@ const EXAMPLE_CODES: Record<number, string> = {
   503: 'servicio_no_disponible',
 };
 
-/** A problem document example that fits the status (the schema's own example is a 409). */
+/**
+ * The `detail` of an example, in Spanish as the service writes it (the answers' own details name
+ * the resource or the field; these are their general form).
+ */
+const EXAMPLE_DETAILS: Record<string, string> = {
+  validacion: 'La solicitud no es válida',
+  campo_inmutable: 'El campo codigo no se puede modificar',
+  no_autenticado: 'Se requiere un token de acceso válido',
+  credenciales_invalidas: 'Usuario o contraseña incorrectos',
+  refresh_invalido: 'La sesión no se puede renovar; inicie sesión de nuevo',
+  permiso_denegado: 'No tiene permiso para esta operación',
+  privilegio_insuficiente: 'No puede otorgar permisos que no tiene',
+  no_encontrado: 'El recurso no existe',
+  duplicado: 'Ya existe un recurso con ese codigo',
+  version_obsoleta: 'El recurso cambió desde que se leyó: vuelva a leerlo (GET) y repita el cambio con el ETag nuevo en If-Match',
+  demasiados_intentos: 'Demasiados intentos fallidos; intente de nuevo más tarde',
+  error_interno: 'Error interno del servidor',
+  servicio_no_disponible: 'El servicio no está disponible en este momento',
+};
+
+/**
+ * A problem document example that fits the status (the schema's own example is a 409): the code
+ * the description names, a Spanish detail, and on a 400 the field error of the first property the
+ * description names, when it names one (a made-up field would be one the operation does not have).
+ */
 function problemExample(status: number, description: string): Record<string, unknown> {
   const named = [...description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).find((c) => c !== undefined && c in ERROR_CODES);
   const code = named ?? EXAMPLE_CODES[status] ?? 'error_interno';
+  const field = [...description.matchAll(/`([a-z][A-Za-z]*)`/g)].map((m) => m[1]).find((f) => f !== undefined && !(f in ERROR_CODES));
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
     status,
-    detail: description
-      .replace(/`/g, '')
-      .replace(/\s*\(.*\)\.?$/, '')
-      .replace(/\.$/, ''),
+    detail: EXAMPLE_DETAILS[code] ?? 'La operación no es posible en el estado actual del recurso',
     instance: '/api/v1/…',
     code,
     correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
-    ...(status === 400 ? { errors: [{ field: 'codigo', code: 'matches', message: 'codigo no tiene el formato esperado' }] } : {}),
+    ...(status === 400 && code === 'validacion' && field ? { errors: [{ field, code: 'invalid', message: `${field} no es válido` }] } : {}),
   };
 }
 
@@ -99,7 +121,8 @@ export function ApiFiscalErrors(...specs: ErrorSpec[]): MethodDecorator & ClassD
     ApiExtraModels(FiscalErrorDto),
     ...specs.map((spec) => {
       const [status, description] = Array.isArray(spec) ? spec : [spec, DEFAULT_DESCRIPTIONS[spec] ?? STATUS_CODES[spec] ?? 'Error'];
-      const example = { error: problemExample(status, description).code, message: description.replace(/`/g, '') };
+      const problem = problemExample(status, description);
+      const example = { error: problem.code, message: problem.detail };
       return ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(FiscalErrorDto) }, example } } });
     }),
   );
