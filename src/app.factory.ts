@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
@@ -176,7 +176,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   // an Expect other than 100-continue: the service's 417, not Node's bare one
   fastify.server.on('checkExpectation', (request, response) => answerExpectationFailed(request, response, security));
   // CONNECT: the service's 404, not a connection closed without an answer
-  fastify.server.on('connect', (request: IncomingMessage, socket: Duplex) =>
+  fastify.server.on('connect', (request: IncomingMessage, socket: Socket) =>
     answerConnect(request, socket, security, (status, id) => recordRefusedRequest(metrics, status, id, 0)),
   );
   // the ETag of versioned reads, set as their answer is serialized (before app.init registers the routes)

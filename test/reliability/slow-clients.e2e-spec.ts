@@ -144,6 +144,36 @@ describe('clients below the router: unfinished requests, unmet expectations, cli
     expect(JSON.parse(authority.body)).toMatchObject({ code: 'no_encontrado' });
   });
 
+  it('survives a CONNECT whose client resets the connection at once, and closes one whose client keeps its side open', async () => {
+    const port = server!.port;
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((done) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write('CONNECT /api/v1/roles HTTP/1.1\r\nHost: x\r\n\r\n');
+          socket.resetAndDestroy();
+          done();
+        });
+        socket.on('error', () => undefined);
+      });
+    }
+    // a client that reads the answer and never closes its side: the server closes the connection
+    const lingering = await new Promise<{ status: number | undefined; closed: boolean }>((done) => {
+      let received = '';
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+        socket.write('CONNECT /api/v1/roles HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      socket.on('data', (chunk) => (received += chunk.toString()));
+      socket.on('error', () => undefined);
+      // the server's end of the connection: with allowHalfOpen the client's own side stays open
+      socket.on('end', () => {
+        done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]) || undefined, closed: true });
+        socket.destroy();
+      });
+    });
+    expect(lingering).toEqual({ status: 404, closed: true });
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  });
+
   it('logs and measures a body that breaks the HTTP framing as the 400 it was answered, not as a client that went away', async () => {
     const port = server!.port;
     const badChunk = 'd1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6';

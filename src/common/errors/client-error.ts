@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { RawRequestContext } from '../common.module.js';
 import { correlationIdFrom } from '../context/request-context.js';
@@ -87,10 +88,15 @@ export function answerExpectationFailed(request: IncomingMessage, response: Serv
  */
 export function answerConnect(
   request: IncomingMessage,
-  socket: Duplex,
+  socket: Socket,
   securityHeaders: Readonly<Record<string, string>>,
   recordRefused: (status: number, correlationId: string) => void,
 ): void {
+  // Node took its own listeners off the socket before handing it over: without one of ours, a
+  // client that resets the connection would raise an 'error' nobody handles and end the process
+  socket.on('error', () => socket.destroy());
+  // nor does any request timeout watch it any more: a client that keeps its side open is cut off
+  socket.setTimeout(CONNECT_LINGER_MS, () => socket.destroy());
   const correlationId = correlationIdFrom(request.headers['x-correlation-id']);
   recordRefused(404, correlationId);
   const target = request.url ?? '';
@@ -98,9 +104,11 @@ export function answerConnect(
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
-  if (socket.writable) socket.end(`HTTP/1.1 404 ${STATUS_CODES[404]}\r\n${head}\r\n\r\n${body}`);
+  if (socket.writable) socket.end(`HTTP/1.1 404 ${STATUS_CODES[404]}\r\n${head}\r\n\r\n${body}`, () => socket.destroy());
   else socket.destroy();
 }
+
+const CONNECT_LINGER_MS = 5_000;
 
 /** The headers and body of a problem answered below fastify, where there is no reply to send it. */
 function rawProblem(
