@@ -73,18 +73,23 @@ export class DelegationPolicy {
    * the caller holds every effective permission of each of them — inactive holders included, as
    * for acting on one user. Without it, a holder of the user and role permissions could empty the
    * `admin` role, after which the `admin`'s permissions were all its own and its password was the
-   * caller's to reset. `rolePermisos`: the role's set before the change.
+   * caller's to reset. `rolePermisos`: the role's set before the change. Returns the refusal,
+   * read now, for the caller to throw at its place in the order of checks (after anti-lockout).
    */
-  async assertCanActOnHoldersOf(callerId: number, role: { id: number; activo: boolean }, rolePermisos: readonly string[]): Promise<void> {
+  async refusalOfHoldersOf(
+    callerId: number,
+    role: { id: number; activo: boolean },
+    rolePermisos: readonly string[],
+  ): Promise<TracedRefusal | undefined> {
     const holders = await this.access.overridesOfHolders(role.id, this.txHost.tx);
-    if (!holders.length) return;
+    if (!holders.length) return undefined;
     const held = await this.effectivePermissions(callerId);
     const missing = new Set<string>();
     for (const overrides of holders)
       for (const code of effectivePermissions(role.activo ? rolePermisos : [], overrides)) if (!held.has(code)) missing.add(code);
-    if (!missing.size) return;
+    if (!missing.size) return undefined;
     const required = [...missing].sort();
-    throw this.refusal(callerId, required, `Usuarios con el rol tienen permisos que usted no tiene: ${required.join(', ')}`);
+    return this.refusal(callerId, required, `Usuarios con el rol tienen permisos que usted no tiene: ${required.join(', ')}`);
   }
 
   /** Handing out `codes` (a role assigned at create or update, granted overrides, additions to a role's set). */

@@ -165,7 +165,7 @@ export class RolesController {
       "Delegation rule: every code added to the set must be among the caller's effective permissions, codes are removed only from a role whose every holder's effective permissions are the caller's too, " +
       'and nobody changes the set of its own role (the installed `admin` included); ' +
       'else 403 `privilegio_insuficiente`: nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`. ' +
-      'Checks in order: 400, 404, 403, 409.',
+      'Checks in order: 400, 404, 403, 409, then the 403 of a removal from a role with stronger holders; a stale If-Match (412) hides none of them.',
   })
   @ApiOkResponse({ type: RolePermissionsDto })
   @ApiErrors(

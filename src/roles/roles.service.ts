@@ -10,6 +10,7 @@ import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { containsAny, containsPattern } from '../common/pagination/search.js';
+import { VersionConflictError } from '../common/versioning/etag.interceptor.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AntiLockoutService } from './anti-lockout.service.js';
@@ -132,7 +133,7 @@ export class RolesService {
    * unchanged grants as one version). Refusals in order: 400 (an unknown code), 404, 403
    * `privilegio_insuficiente` (the caller's own role, or an added code the caller lacks), 409
    * `anti_lockout`, then 403 `privilegio_insuficiente` for a removal from a role whose holders
-   * hold a code the caller lacks.
+   * hold a code the caller lacks (before 412: a stale If-Match never hides it).
    */
   async replacePermissions(codigo: string, requested: readonly string[], callerId: number): Promise<RolePermissionsDto> {
     await this.antiLockout.lock();
@@ -146,9 +147,16 @@ export class RolesService {
       callerId,
       added.map((p) => p.codigo),
     );
+    // read before the write, thrown after anti-lockout (a removal that would leave nobody able to
+    // administer is 409 whoever asks), but never hidden by a stale If-Match (412 at the write)
+    const holdersRefusal = before.some((c) => !after.includes(c)) ? await this.delegation.refusalOfHoldersOf(callerId, role, before) : undefined;
     // the set lives in role_permissions: the role's permisos_version stands for it (If-Match); the
     // UPDATE of the role's row also makes concurrent replacements of the set wait for each other
-    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() }, PERMISSION_SET_VERSION);
+    try {
+      await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() }, PERMISSION_SET_VERSION);
+    } catch (err) {
+      throw err instanceof VersionConflictError && holdersRefusal ? holdersRefusal : err;
+    }
 
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));
@@ -163,9 +171,8 @@ export class RolesService {
       );
     if (removed.length) {
       await this.antiLockout.assertAdministratorRemains();
-      // after anti-lockout: a change that would leave nobody able to administer is refused as
-      // such (409) whoever asks; the refusal rolls back what was written above
-      await this.delegation.assertCanActOnHoldersOf(callerId, role, before);
+      // the refusal rolls back what was written above
+      if (holdersRefusal) throw holdersRefusal;
     }
 
     await this.audit.record('rol.permisos_update', 'rol', codigo, { before, after });

@@ -298,6 +298,21 @@ describe('delegation rule: administrators cannot escalate', () => {
         },
       );
       expect((await t.get('/api/v1/roles/admin/permisos', { token: admin })).body.permisos).toEqual(adminSet);
+      // a stale If-Match does not hide the refusal (nor its security event)
+      await expectRefused(
+        manager,
+        () =>
+          t.request('PUT', '/api/v1/roles/admin/permisos', {
+            token: manager.token,
+            body: { permisos: [USERS_MANAGE, ROLES_MANAGE] },
+            headers: { 'if-match': '"version-vieja"' },
+          }),
+        {
+          required: adminSet.filter((c) => c !== USERS_MANAGE && c !== ROLES_MANAGE).sort(),
+          endpoint: '/api/v1/roles/:codigo/permisos',
+          method: 'PUT',
+        },
+      );
       expectProblem(await t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
       // the installed admin itself may still change that role's holders' sets: it holds everything
       const weaker = await roleWith([RUBROS, AUDIT_READ]);
