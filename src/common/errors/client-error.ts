@@ -47,10 +47,7 @@ export function sendClientError(
   if (!unfinished) recordRefused(status, correlationId);
   const { headers, body } = rawProblem(status, detail, unfinished?.url ?? requestTarget(error), correlationId, securityHeaders);
   if (socket.writable) {
-    const head = Object.entries(headers)
-      .map(([name, value]) => `${name}: ${value}`)
-      .join('\r\n');
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
+    socket.write(rawResponse(status, headers, body));
   }
   socket.destroy(error);
 }
@@ -101,14 +98,19 @@ export function answerConnect(
   recordRefused(404, correlationId);
   const target = request.url ?? '';
   const { headers, body } = rawProblem(404, 'El recurso no existe', target.startsWith('/') ? target : '', correlationId, securityHeaders);
-  const head = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}`)
-    .join('\r\n');
-  if (socket.writable) socket.end(`HTTP/1.1 404 ${STATUS_CODES[404]}\r\n${head}\r\n\r\n${body}`, () => socket.destroy());
+  if (socket.writable) socket.end(rawResponse(404, headers, body), () => socket.destroy());
   else socket.destroy();
 }
 
 const CONNECT_LINGER_MS = 5_000;
+
+/** An HTTP/1.1 answer as the bytes written to a socket. */
+function rawResponse(status: number, headers: Record<string, string | number>, body: string): string {
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`;
+}
 
 /** The headers and body of a problem answered below fastify, where there is no reply to send it. */
 function rawProblem(
