@@ -62,7 +62,11 @@ export class SecurityEventsService {
     this.insertStatement = new PreparedStatement(dialect.insertStatement('security_events', eventColumns('security_events')));
   }
 
-  async record(event: SecurityEventInput): Promise<void> {
+  /**
+   * `details` completes the event only when it is going to be written: what it reads (the refused
+   * refresh token's family, say) costs nothing for the repeats that are only counted.
+   */
+  async record(event: SecurityEventInput, details?: () => Promise<Partial<SecurityEventInput>>): Promise<void> {
     if (!RESULTS.has(event.result)) throw new Error(`security event result must be success or failure (got ${String(event.result)})`);
     if (this.repeatedTooOften(event)) {
       this.count(event);
@@ -70,7 +74,7 @@ export class SecurityEventsService {
       return;
     }
     try {
-      await this.insert(event);
+      await this.insert(details ? { ...event, ...(await details()) } : event);
     } catch (err) {
       // the request fails with it (a sign-in answered 500 gave no token): counted as a write
       // failure, not as the attempt it would have recorded

@@ -138,15 +138,14 @@ export class AuthService {
     if (subUserId === undefined) {
       // the refresh token is not touched, but the record names whose session it would have
       // renewed, and whom the (unverified) access token claims to be
-      const family = await this.refreshTokens.familyOf(dto.refreshToken);
-      const sub = this.tokens.presentedSub(dto.accessToken);
-      await this.securityEvents.record({
-        action: 'refresh.issue',
-        result: 'failure',
-        actorUserId: family?.ownerUserId ?? null,
-        sessionId: family?.familyId ?? null,
-        failureReason: 'invalid_access_token',
-        metadata: family ? { familyId: family.familyId, sub } : { sub },
+      await this.securityEvents.record({ action: 'refresh.issue', result: 'failure', failureReason: 'invalid_access_token' }, async () => {
+        const family = await this.refreshTokens.familyOf(dto.refreshToken);
+        const sub = this.tokens.presentedSub(dto.accessToken);
+        return {
+          actorUserId: family?.ownerUserId ?? null,
+          sessionId: family?.familyId ?? null,
+          metadata: family ? { familyId: family.familyId, sub } : { sub },
+        };
       });
       throw new DomainError('refresh_invalido', REFRESH_REFUSED);
     }

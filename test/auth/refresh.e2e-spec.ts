@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
 import { REPEATS_PER_MINUTE } from '../../src/audit/security-events.service.js';
 import { FixedClock } from '../../src/common/context/clock.js';
+import { RefreshTokensService } from '../../src/auth/refresh-tokens.service.js';
 import { AppMetrics } from '../../src/observability/metrics.js';
 import { type CreatedUser, TestApp, expectProblem } from '../support/test-app.js';
 import { TokenForge, appWithForge, dumpAllTables, sha256b64url, withoutCorrelation } from './support/auth-helpers.js';
@@ -310,18 +311,25 @@ describe('auth: refresh-token rotation and reuse detection', () => {
     expect(unknown.metadata).toEqual({ sub: String(user.id) });
   });
 
-  it("writes at most 30 events a minute of one address's refreshes refused for a garbage token, counts the rest, and still writes another address's", async () => {
+  it("writes at most 30 events a minute of one address's refreshes refused for a garbage token, counts the rest without reading the token's family, and still writes another address's", async () => {
     const suppressed = async () =>
       (await t.app.get(AppMetrics).securityEventsSuppressed.get()).values.find((v) => v.labels.reason === 'invalid_access_token')?.value ?? 0;
     const written = async (ip: string) =>
       Number((await t.query(`SELECT count(*) AS n FROM security_events WHERE failure_reason = 'invalid_access_token' AND ip = $1`, [ip]))[0].n);
     const garbage = { accessToken: 'not.a.token', refreshToken: 'x'.repeat(43) };
     const before = await suppressed();
-    for (let i = 0; i < 70; i++) expectProblem(await t.post(REFRESH, garbage, { remoteAddress: '10.44.0.1' }), 401, 'refresh_invalido');
-    const kept = await written('10.44.0.1');
-    // 30 in one minute, or up to 60 when the burst straddled the turn of a minute
-    expect(kept).toBeLessThanOrEqual(2 * REPEATS_PER_MINUTE);
-    expect(kept + (await suppressed()) - before).toBe(70);
+    const familyLookups = jest.spyOn(t.app.get(RefreshTokensService), 'familyOf');
+    try {
+      for (let i = 0; i < 70; i++) expectProblem(await t.post(REFRESH, garbage, { remoteAddress: '10.44.0.1' }), 401, 'refresh_invalido');
+      const kept = await written('10.44.0.1');
+      // 30 in one minute, or up to 60 when the burst straddled the turn of a minute
+      expect(kept).toBeLessThanOrEqual(2 * REPEATS_PER_MINUTE);
+      expect(kept + (await suppressed()) - before).toBe(70);
+      // only the written events looked the refresh token up
+      expect(familyLookups).toHaveBeenCalledTimes(kept);
+    } finally {
+      familyLookups.mockRestore();
+    }
     expectProblem(await t.post(REFRESH, garbage, { remoteAddress: '10.44.0.2' }), 401, 'refresh_invalido');
     expect(await written('10.44.0.2')).toBe(1);
   });
