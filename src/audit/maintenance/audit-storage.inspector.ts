@@ -61,7 +61,7 @@ export class AuditStorageInspector implements OnModuleInit {
         labelNames: ['store'],
       },
       async (gauge) => {
-        if (performance.now() - this.aheadReadAt > AHEAD_MAX_AGE_MS) {
+        if (this.clock.now().getTime() - this.aheadReadAt > AHEAD_MAX_AGE_MS) {
           const first = this.aheadReadAt === -Infinity;
           const reading = this.readAhead();
           if (first) await Promise.race([reading, setTimeout(FIRST_SCRAPE_WAIT_MS, undefined, { ref: false })]);
@@ -74,7 +74,7 @@ export class AuditStorageInspector implements OnModuleInit {
 
   private readAhead(): Promise<void> {
     this.aheadReading ??= (async () => {
-      this.aheadReadAt = performance.now();
+      this.aheadReadAt = this.clock.now().getTime();
       for (const store of EVENT_STORES) {
         try {
           this.ahead.set(store, await this.monthsAhead(store));
