@@ -36,26 +36,50 @@ function mayBeCached(routeUrl: string | undefined): boolean {
   return routeUrl !== undefined && routeUrl !== '*' && !routeUrl.startsWith(API_PREFIX) && !routeUrl.startsWith(HEALTH_PREFIX);
 }
 
+/** Request headers a request may carry once: a second one would be read differently by the service (the first wins) and by a proxy in front of it. */
+const SINGLE_HEADERS: ReadonlySet<string> = new Set(['host', 'authorization', 'content-type']);
+/** RFC 3986's host (a name, an IPv4 address or a bracketed IP literal) and an optional port; empty is allowed (RFC 9112 §3.2). */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
 /**
- * Whether a request breaks RFC 9112's rule that an HTTP/1.1 request carries a Host header (HTTP/1.0
- * needs none). Node's server, which would refuse it with a bare 400, lets it through
- * (`requireHostHeader: false`) for the service to answer.
+ * Why the request's header fields break RFC 9112 §3.2 (and RFC 9110 §5.3 for the other single
+ * fields), or undefined: an HTTP/1.1 request without Host (HTTP/1.0 needs none), Host,
+ * Authorization or Content-Type sent twice, or a Host that is no host. Node's server, which would
+ * refuse a missing Host with a bare 400, lets it through (`requireHostHeader: false`), and keeps
+ * only the first of the repeated ones.
  */
-function lacksHost(raw: IncomingMessage): boolean {
-  return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined;
+function headerFault(raw: IncomingMessage): string | undefined {
+  if (raw.headers.host === undefined) {
+    return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 ? 'Una solicitud HTTP/1.1 debe llevar el encabezado Host' : undefined;
+  }
+  const names = raw.rawHeaders;
+  let seen = '';
+  for (let i = 0; i < names.length; i += 2) {
+    const length = names[i]!.length;
+    // only names as long as host, content-type or authorization are lowered and compared
+    if (length !== 4 && length !== 12 && length !== 13) continue;
+    const name = names[i]!.toLowerCase();
+    if (!SINGLE_HEADERS.has(name)) continue;
+    if (seen.includes(`|${name}|`)) return `El encabezado ${names[i]} no puede repetirse`;
+    seen += `|${name}|`;
+  }
+  return HOST_VALUE.test(raw.headers.host) ? undefined : 'El encabezado Host no es válido';
 }
 
 /**
- * Whether the query string holds a `%` escape that is not one (`%zz`) or bytes that are no UTF-8
- * (`%ff`, a lone surrogate's `%ED%A0%80`): the router's parser replaces them silently, so a value
- * that is not what the client meant would be used; the same escapes in the path are refused before
- * routing (FST_ERR_BAD_URL), and these get the same 400.
+ * Whether the request-target is malformed: a `#` (a fragment is never sent, RFC 9112 §3.2; the
+ * router read what followed it as the query), or a query string holding a `%` escape that is not
+ * one (`%zz`) or bytes that are no UTF-8 (`%ff`, a lone surrogate's `%ED%A0%80`): the router's
+ * parser replaces them silently, so a value that is not what the client meant would be used; the
+ * same escapes in the path are refused before routing (FST_ERR_BAD_URL), and these get the same 400.
  */
-function malformedQuery(url: string | undefined): boolean {
-  const start = url?.indexOf('?') ?? -1;
-  if (start < 0 || url!.indexOf('%', start) < 0) return false;
+function malformedTarget(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  if (url.includes('#')) return true;
+  const start = url.indexOf('?');
+  if (start < 0 || url.indexOf('%', start) < 0) return false;
   try {
-    decodeURIComponent(url!.slice(start + 1));
+    decodeURIComponent(url.slice(start + 1));
     return false;
   } catch {
     return true;
@@ -100,7 +124,7 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
       requestTimeout: options.config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(5_000, options.config.requestTimeoutMs / 2),
       // an HTTP/1.1 request without Host reaches fastify, which answers it 400 in the problem shape
-      // (lacksHost): Node's own refusal was a bare 400 without the service's headers, log line or sample
+      // (headerFault): Node's own refusal was a bare 400 without the service's headers, log line or sample
       requireHostHeader: false,
     },
     // a path parameter of any length reaches its route's validation (400 after 401, or 404): the
@@ -146,11 +170,12 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
     reply.headers(security);
     reply.header('x-correlation-id', request.id);
     if (!mayBeCached(routeUrl)) reply.header('cache-control', NO_STORE);
-    if (lacksHost(request.raw)) {
-      done(new DomainError('validacion', 'Una solicitud HTTP/1.1 debe llevar el encabezado Host'));
+    const fault = headerFault(request.raw);
+    if (fault !== undefined) {
+      done(new DomainError('validacion', fault));
       return;
     }
-    if (malformedQuery(request.raw.url)) {
+    if (malformedTarget(request.raw.url)) {
       done(new DomainError('validacion', 'La URL de la solicitud no es válida'));
       return;
     }

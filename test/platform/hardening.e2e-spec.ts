@@ -209,6 +209,34 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion', instance: '/health/live', correlationId: mine });
     });
 
+    it('answers a repeated Host, Authorization or Content-Type, and a Host that is no host, with a 400 problem document', async () => {
+      const refused = [
+        'GET /health/live HTTP/1.1\r\nHost: a\r\nhost: b\r\nConnection: close\r\n\r\n',
+        `GET /api/v1/auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n`,
+        'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        'GET /health/live HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nHost: a/b@c\r\nConnection: close\r\n\r\n',
+      ];
+      for (const request of refused) {
+        const answer = await rawExchange(port, request);
+        expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+        expect(headerOf(answer, 'x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+        expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion' });
+      }
+      for (const host of ['127.0.0.1:80', '[::1]:3000', 'admin-api.medios.svc.cluster.local', '']) {
+        expect(await rawExchange(port, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+      }
+    });
+
+    it('answers a request-target holding a # (a fragment is never sent) with 400, instead of reading what follows as the query', async () => {
+      const answer = await rawExchange(
+        port,
+        `GET /api/v1/users#pageSize=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion' });
+    });
+
     it('serves an HTTP/1.0 request without Host, which needs none', async () => {
       const answer = await rawExchange(port, 'GET /health/live HTTP/1.0\r\n\r\n');
       expect(answer).toMatch(/^HTTP\/1\.1 200 /);
