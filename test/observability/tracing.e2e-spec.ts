@@ -120,6 +120,8 @@ describe('tracing', () => {
       expect(http.traceId).toBe(traceId);
       expect(http.parentSpanId).toBe(callerSpanId);
       expect(result.spans.every((s) => s.traceId === traceId)).toBe(true);
+      // named for its route by the fastify instrumentation, through the HTTP span's RPC metadata
+      expect(http.attributes['http.route']).toBe('/api/v1/admin/medios');
     });
 
     it('puts the guard inside the request, its permission lookup inside the guard, and the two inserts after it', () => {
