@@ -72,4 +72,15 @@ describe('entities on SQL Server', () => {
     expect(unsupported).toEqual([]);
     expect(failure).toBeNull();
   });
+
+  it('locks a row for a change exclusively (XLOCK), so a change waits for a child holding the row shared (HOLDLOCK), as FOR UPDATE waits for FOR SHARE', async () => {
+    if (!mssql.entityMetadatas.length) await (mssql as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    const table = mssql.entityMetadatas.find((m) => m.tableName === 'product_types')!;
+    const locked = (mode: 'pessimistic_read' | 'pessimistic_write') =>
+      mssql.createQueryBuilder(table.target, 't').setLock(mode).where('t.id = :id', { id: 1 }).getQuery();
+    expect(locked('pessimistic_write')).toContain(' WITH (XLOCK, ROWLOCK)');
+    expect(locked('pessimistic_write')).not.toContain('UPDLOCK');
+    expect(locked('pessimistic_read')).toContain(' WITH (HOLDLOCK, ROWLOCK)');
+    expect(mssql.createQueryBuilder(table.target, 't').where('t.id = :id', { id: 1 }).getQuery()).not.toContain(' WITH (');
+  });
 });

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type TurnClient, TurnOrder } from '../../common/concurrency/turn-order.js';
-import { type DataSource, type DataSourceOptions, type EntityManager, MssqlParameter } from 'typeorm';
+import { type DataSource, type DataSourceOptions, type EntityManager, MssqlParameter, SelectQueryBuilder } from 'typeorm';
 import { parseDatabaseUrl } from '../database-url.js';
 import {
   APPEND_ONLY_TABLES,
@@ -58,9 +58,38 @@ export function mssqlDriver(): MssqlModule {
   if (!mssqlModule) {
     const mssql = createRequire(import.meta.url)('mssql') as MssqlModule;
     mssql.map.register(Date, mssql.DateTime2);
+    exclusiveWriteLocks();
     mssqlModule = mssql;
   }
   return mssqlModule;
+}
+
+/** The lock hint of a `pessimistic_write` read on SQL Server: conflicts with every other lock on the row, shared ones included. */
+export const EXCLUSIVE_ROW_LOCK = ' WITH (XLOCK, ROWLOCK)';
+
+/**
+ * TypeORM writes a `pessimistic_write` read as `WITH (UPDLOCK, ROWLOCK)` on SQL Server. An update
+ * lock does not conflict with the shared lock of a `pessimistic_read` (`HOLDLOCK`), which the
+ * services take on a parent while a child is created under it or moved to it. A deactivation
+ * holding the parent's update lock therefore did not wait for that child: its check for active
+ * children read the committed rows (without the child), both requests committed, and an active
+ * product stood under an inactive product type or rubro. On PostgreSQL, `FOR UPDATE` conflicts
+ * with `FOR SHARE`, and the suites prove the services' lock order on that rule; `XLOCK` gives SQL
+ * Server the same one. Readers without a hint read row versions (READ_COMMITTED_SNAPSHOT) and wait
+ * for neither. TypeORM has no option for the hint, so its (private) method is wrapped, once, for
+ * SQL Server only; a TypeORM without it stops the start instead of locking weaker.
+ */
+function exclusiveWriteLocks(): void {
+  type LockWriter = { createTableLockExpression?: (this: LockedQuery) => string };
+  type LockedQuery = { connection: DataSource; expressionMap: { lockMode?: string } };
+  const proto = SelectQueryBuilder.prototype as unknown as LockWriter;
+  const typeorms = proto.createTableLockExpression;
+  if (typeof typeorms !== 'function')
+    throw new Error('TypeORM no longer has SelectQueryBuilder.createTableLockExpression: the SQL Server write-lock hint cannot be set');
+  proto.createTableLockExpression = function (this: LockedQuery) {
+    if (this.expressionMap.lockMode === 'pessimistic_write' && this.connection.driver.options.type === 'mssql') return EXCLUSIVE_ROW_LOCK;
+    return typeorms.call(this);
+  };
 }
 
 export class MssqlDialect implements SqlDialect {
