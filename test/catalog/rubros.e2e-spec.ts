@@ -95,6 +95,18 @@ describe('rubros', () => {
       expectProblem(await t.post(BASE, { nombre: ' autos ', parentId: root.id }, { token: admin }), 409, 'duplicado');
     });
 
+    it('stores a name single-spaced, so spaces of another width or count inside it clash with the name as shown', async () => {
+      const root = await createRubro(t, admin, `Espacios ${uid()}`);
+      const usados = await createRubro(t, admin, 'Autos \u00a0 usados', root.id);
+      expect(usados.nombre).toBe('Autos usados');
+      for (const nombre of ['Autos  usados', 'Autos\u00a0usados', 'Autos\u2009usados', 'Autos\u3000usados', 'AUTOS\u202fUSADOS']) {
+        expectProblem(await t.post(BASE, { nombre, parentId: root.id }, { token: admin }), 409, 'duplicado');
+      }
+      // a tab is no space: refused, as before
+      expectProblem(await t.post(BASE, { nombre: 'Autos\tusados', parentId: root.id }, { token: admin }), 400, 'validacion');
+      expect(findNode(await tree(), root.id)?.hijos).toHaveLength(1);
+    });
+
     it('takes a name and its look-alikes as one: accents typed as combining marks clash, invisible characters are refused', async () => {
       const root = await createRubro(t, admin, `Parecidos ${uid()}`);
       const nandu = await createRubro(t, admin, 'Ñandú', root.id);

@@ -64,6 +64,18 @@ describe('medios', () => {
     expectProblem(await t.put(`${BASE}/${medio.id}`, { nombre: 'y', valueOf: 1 }, { token: admin }), 400, 'validacion');
   });
 
+  it('names an unknown property without echoing a megabyte of its name back, and one without a name in Spanish', async () => {
+    const huge = 'k'.repeat(1_000_000);
+    const res = await t.post(BASE, { codigo: code(), nombre: 'x', [huge]: 1 }, { token: admin });
+    expectProblem(res, 400, 'validacion');
+    expect(JSON.stringify(res.body).length).toBeLessThan(2_000);
+    expect(res.body.errors).toEqual([
+      { field: `${'k'.repeat(200)}…`, code: 'whitelistValidation', message: `${'k'.repeat(200)}… no es un campo admitido` },
+    ]);
+    const nameless = await t.post(BASE, { codigo: code(), nombre: 'x', '': 1 }, { token: admin });
+    expect(nameless.body.errors).toEqual([{ field: '', code: 'whitelistValidation', message: 'un campo sin nombre no es admitido' }]);
+  });
+
   it('rejects a duplicate codigo with 409 duplicado, also when the holder is inactive', async () => {
     const medio = await createMedio();
     expectProblem(await t.post(BASE, { codigo: medio.codigo, nombre: 'otro' }, { token: admin }), 409, 'duplicado');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AuditService } from '../../src/audit/audit.service.js';
+import { AuditIntegrityService } from '../../src/audit/integrity/audit-integrity.service.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { RoleEntity } from '../../src/roles/role.entity.js';
 import { TestApp } from '../support/test-app.js';
@@ -41,6 +42,13 @@ describe('platform', () => {
       code: 'no_encontrado',
       correlationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
     });
+  });
+
+  it('gives an upper-case correlation id back as the client wrote it, in the header and the error body', async () => {
+    const mine = '0F8FAD5B-D9CB-469F-A165-70867728950E';
+    const res = await t.get('/api/v1/nope', { headers: { 'x-correlation-id': mine } });
+    expect(res.headers['x-correlation-id']).toBe(mine);
+    expect(res.body.correlationId).toBe(mine);
   });
 
   it('answers malformed JSON with 400 validacion in the same shape', async () => {
@@ -89,6 +97,9 @@ describe('platform', () => {
     expect(role.body.code).toBe('validacion');
     expect(role.body.errors).toEqual([{ field: 'asOf', code: 'whitelistValidation', message: 'asOf no es un campo admitido' }]);
     expect((await t.get('/api/v1/users/1?asOf=2001-01-01T00:00:00Z', { token: admin })).status).not.toBe(400);
+    // a parameter without a name is named as such, in Spanish like the rest
+    const nameless = await t.get('/api/v1/admin/medios?=1', { token: admin });
+    expect(nameless.body.errors).toEqual([{ field: '', code: 'whitelistValidation', message: 'un campo sin nombre no es admitido' }]);
     expect((await t.get('/api/v1/auth/me?x=1', { token: admin })).status).toBe(400);
     expect((await t.get('/api/v1/roles/admin', { token: admin })).status).toBe(200);
     // the fiscal routes answer in their own shape
@@ -232,6 +243,22 @@ describe('platform', () => {
     expect(event.correlation_id).toBe(correlationId);
     expect(event.user_agent).toBe('platform-test/1.0');
     expect(event.ip).toBe('127.0.0.1');
+  });
+
+  it('stores an upper-case correlation id as the GUID it is: the audit gives it back in lower case, and the event verifies', async () => {
+    const correlationId = '3B241101-E2BB-4255-8CAF-4136C566A963';
+    const admin = await t.adminToken();
+    const res = await t.post(
+      '/api/v1/admin/medios',
+      { codigo: 'CTX_UPPER', nombre: 'Mayúsculas' },
+      { token: admin, headers: { 'x-correlation-id': correlationId } },
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers['x-correlation-id']).toBe(correlationId);
+    const listed = await t.get(`/api/v1/audit/events?action=medio.create&targetId=${res.body.id}`, { token: admin });
+    expect(listed.body.items).toEqual([expect.objectContaining({ correlationId: correlationId.toLowerCase() })]);
+    // its row hash, written from the upper-case text, verifies against the row read back
+    expect((await t.app.get(AuditIntegrityService).verify()).intact).toBe(true);
   });
 
   describe('fail-closed audit', () => {

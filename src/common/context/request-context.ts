@@ -29,10 +29,14 @@ export interface RequestStore extends ClsStore {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The client's X-Correlation-Id when it is a GUID, else a new one. */
+/**
+ * The client's X-Correlation-Id when it is a GUID, as the client wrote it (an upper-case GUID is
+ * answered upper-case, so a client comparing what it sent finds it), else a new one. The audit
+ * stores it as a GUID, and gives it back in lower case on both engines.
+ */
 export function correlationIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value && GUID.test(value.trim()) ? value.trim().toLowerCase() : randomUUID();
+  return value && GUID.test(value.trim()) ? value.trim() : randomUUID();
 }
 
 /**

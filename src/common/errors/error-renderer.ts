@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { DEFAULT_FIELD_ERROR_CODE, DomainError, type FieldError } from './domain-error.js';
 import { codeForStatus } from './error-codes.js';
+import { ellipsized, MAX_SHOWN_NAME } from '../validation/messages.js';
 
 /** Routes whose errors use the fiscal contract `{error, message}` instead of problem details. */
 export const FISCAL_ROUTE_PREFIX = '/api/v1/admin/fiscal';
@@ -16,6 +17,8 @@ export function isFiscalPath(path: string): boolean {
  * bad fields cannot make the service write a multi-megabyte answer.
  */
 export const MAX_FIELD_ERRORS = 20;
+/** At most this much of one field error's message (which may name a field the client made up). */
+const MAX_FIELD_MESSAGE = 400;
 
 /** Health probes keep the @nestjs/terminus body on 503. */
 export const HEALTH_ROUTE_PREFIX = '/health/';
@@ -103,7 +106,7 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
         message: errors?.length
           ? `${detail}: ${errors
               .slice(0, MAX_FIELD_ERRORS)
-              .map((e) => `${e.field}: ${e.message}`)
+              .map((e) => `${ellipsized(e.field, MAX_SHOWN_NAME)}: ${ellipsized(e.message, MAX_FIELD_MESSAGE)}`)
               .join('; ')}`
           : detail,
       },
@@ -119,7 +122,11 @@ export function renderError(err: unknown, req: RequestLike, options: RenderOptio
     correlationId: req.id ?? null,
   };
   if (errors?.length)
-    body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: e.field, code: e.code ?? DEFAULT_FIELD_ERROR_CODE, message: e.message }));
+    body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({
+      field: ellipsized(e.field, MAX_SHOWN_NAME),
+      code: e.code ?? DEFAULT_FIELD_ERROR_CODE,
+      message: ellipsized(e.message, MAX_FIELD_MESSAGE),
+    }));
   return { status, fault, headers, contentType: 'application/problem+json; charset=utf-8', body };
 }
 

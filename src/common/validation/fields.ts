@@ -68,13 +68,20 @@ export function StoredLength(max: number): PropertyDecorator {
 }
 
 /**
- * Required text: in Unicode's composed form (NFC) and trimmed, then a non-empty string of at most
+ * Required text (names): in Unicode's composed form (NFC), trimmed and single-spaced, then a non-empty string of at most
  * `maxLength` characters (StoredLength) with no control or invisible character. The document says so too
  * (`minLength: 1` and a non-space character), merged under the field's own `@ApiProperty`, which
  * gives its example and `maxLength`.
  */
 export function RequiredText(maxLength: number): PropertyDecorator {
-  return applyDecorators(VisibleText(), StoredLength(maxLength), IsNotEmpty(), IsString(), Trim(), ApiProperty({ minLength: 1, pattern: '\\S' }));
+  return applyDecorators(
+    VisibleText(),
+    StoredLength(maxLength),
+    IsNotEmpty(),
+    IsString(),
+    Trim({ singleSpaced: true }),
+    ApiProperty({ minLength: 1, pattern: '\\S' }),
+  );
 }
 
 /**

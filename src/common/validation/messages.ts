@@ -40,7 +40,7 @@ const DEFAULTS: Readonly<Record<string, { pattern: RegExp; say: Rewrite }>> = {
   isDefined: { pattern: /^(.+) should not be null or undefined$/, say: (s) => `${s} es obligatorio` },
   isObject: { pattern: /^(.+) must be an object$/, say: (s) => `${s} debe ser un objeto` },
   nestedValidation: { pattern: /^nested property (.+) must be either object or array$/, say: (s) => `${s} debe ser un objeto o una lista` },
-  whitelistValidation: { pattern: /^property (.+) should not exist$/, say: (s) => unknownFieldMessage(s) },
+  whitelistValidation: { pattern: /^property (.*) should not exist$/, say: (s) => unknownFieldMessage(s) },
 };
 
 /** The prefix class-validator gives the default message of a rule applied to every item of a list. */
@@ -48,7 +48,17 @@ export const EACH = 'each value in ';
 
 /** The message of a property an operation does not take (the whitelist's rule, here and in BodilessInterceptor). */
 export function unknownFieldMessage(field: string): string {
-  return `${field} no es un campo admitido`;
+  return field === '' ? 'un campo sin nombre no es admitido' : `${ellipsized(field, MAX_SHOWN_NAME)} no es un campo admitido`;
+}
+
+/** How much of a name the client made up an error shows: a megabyte of key is not echoed back. */
+export const MAX_SHOWN_NAME = 200;
+
+/** `text`, or its first `max` UTF-16 units and an ellipsis, never splitting a surrogate pair. */
+export function ellipsized(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
 }
 
 /** The field errors of properties or query parameters an operation does not take. */

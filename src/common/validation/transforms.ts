@@ -16,5 +16,16 @@ export const ToBoolean = () => Transform(({ value }: { value: unknown }) => (val
 /**
  * Text as stored and compared: Unicode's composed form (NFC), so "Ñ" typed as N + combining tilde
  * (as some keyboards send it) is the same name as "Ñ", then without surrounding white space.
+ * `singleSpaced` (names): each run of spaces inside, of any width (a no-break, thin or
+ * ideographic space), becomes one plain space, so "Autos  usados" and "Autos\u00A0usados" are
+ * the name "Autos usados"; tabs and line breaks are not spaces, and a name refuses them.
  */
-export const Trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.normalize('NFC').trim() : value));
+export const Trim = (options: { singleSpaced?: boolean } = {}) =>
+  Transform(({ value }: { value: unknown }) => {
+    if (typeof value !== 'string') return value;
+    const trimmed = value.normalize('NFC').trim();
+    return options.singleSpaced ? trimmed.replace(SPACES, ' ') : trimmed;
+  });
+
+/** a run of Unicode space separators (Zs) */
+const SPACES = /\p{Zs}+/gu;
