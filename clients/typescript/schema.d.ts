@@ -1539,7 +1539,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a user
-         * @description Idempotent: reactivating an active user answers 200 and writes no event. Refused with 409 `rol_inactivo` while the user's role is inactive (reactivate the role, or give the user an active role, first). Audited as `usuario.reactivate`. Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
+         * @description Idempotent: reactivating an active user answers 200 and writes no event. A user whose role is inactive is reactivated too: the inactive role contributes no permissions, so the user holds only what its overrides grant. Audited as `usuario.reactivate`. Delegation rule: refused with 403 `privilegio_insuficiente` when the user holds an effective permission the caller lacks (the installed `admin` holds them all); such a refusal changes nothing, writes no audit event and records the security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
          *
          *     Required permission: `administracion:usuarios:gestionar`.
          */
@@ -1919,7 +1919,7 @@ export interface components {
          * @description Stable machine code; the list is closed.
          * @enum {string}
          */
-        ErrorCode: "validacion" | "campo_inmutable" | "password_actual_incorrecto" | "password_debil" | "no_autenticado" | "credenciales_invalidas" | "refresh_invalido" | "permiso_denegado" | "privilegio_insuficiente" | "no_encontrado" | "sin_precio_vigente" | "metodo_no_permitido" | "duplicado" | "rol_en_uso" | "medio_inactivo" | "anti_lockout" | "rol_inactivo" | "rubro_con_avisos" | "rubro_con_hijos_activos" | "rubro_con_productos_activos" | "rubro_inactivo" | "profundidad_maxima" | "movimiento_invalido" | "tipo_producto_inactivo" | "tipo_producto_en_uso" | "precio_no_posterior" | "conflicto" | "version_obsoleta" | "payload_demasiado_grande" | "tipo_de_contenido_no_soportado" | "demasiados_intentos" | "error_interno" | "servicio_no_disponible";
+        ErrorCode: "validacion" | "campo_inmutable" | "password_actual_incorrecto" | "password_debil" | "no_autenticado" | "credenciales_invalidas" | "refresh_invalido" | "permiso_denegado" | "privilegio_insuficiente" | "no_encontrado" | "sin_precio_vigente" | "metodo_no_permitido" | "duplicado" | "rol_en_uso" | "medio_inactivo" | "anti_lockout" | "rubro_con_avisos" | "rubro_con_hijos_activos" | "rubro_con_productos_activos" | "rubro_inactivo" | "profundidad_maxima" | "movimiento_invalido" | "tipo_producto_inactivo" | "tipo_producto_en_uso" | "precio_no_posterior" | "conflicto" | "version_obsoleta" | "payload_demasiado_grande" | "tipo_de_contenido_no_soportado" | "demasiados_intentos" | "error_interno" | "servicio_no_disponible";
         FieldErrorDto: {
             /**
              * @description The offending field, as a path (`permisos[2]`, `a.b`).
@@ -12490,27 +12490,6 @@ export interface operations {
                      *       "detail": "El recurso no existe",
                      *       "instance": "/api/v1/…",
                      *       "code": "no_encontrado",
-                     *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description The user's role is inactive (`rol_inactivo`): no active user holds an inactive role. */
-            409: {
-                headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
-                     *       "status": 409,
-                     *       "detail": "La operación no es posible en el estado actual del recurso",
-                     *       "instance": "/api/v1/…",
-                     *       "code": "rol_inactivo",
                      *       "correlationId": "0f8fad5b-d9cb-469f-a165-70867728950e"
                      *     }
                      */

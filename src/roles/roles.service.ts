@@ -188,11 +188,6 @@ export class RolesService {
     return this.lockShared('r.codigo = :codigo', { codigo });
   }
 
-  /** The same share lock on a role named by id: a user's own role, when the user is reactivated. */
-  async lockHeld(id: number): Promise<RoleEntity | undefined> {
-    return this.lockShared('r.id = :id', { id });
-  }
-
   private async lockShared(where: string, parameters: Record<string, unknown>): Promise<RoleEntity | undefined> {
     const role = await this.txHost.tx.getRepository(RoleEntity).createQueryBuilder('r').setLock('pessimistic_read').where(where, parameters).getOne();
     return role ?? undefined;

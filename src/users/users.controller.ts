@@ -171,10 +171,10 @@ export class UsersController {
   @ApiOperation({
     operationId: 'reactivateUser',
     summary: 'Reactivate a user',
-    description: `Idempotent: reactivating an active user answers 200 and writes no event. Refused with 409 \`rol_inactivo\` while the user's role is inactive (reactivate the role, or give the user an active role, first). Audited as \`usuario.reactivate\`. ${ACT_ON}`,
+    description: `Idempotent: reactivating an active user answers 200 and writes no event. A user whose role is inactive is reactivated too: the inactive role contributes no permissions, so the user holds only what its overrides grant. Audited as \`usuario.reactivate\`. ${ACT_ON}`,
   })
   @ApiOkResponse({ type: UsuarioDto })
-  @ApiErrors(400, [403, PRIVILEGE], 404, [409, "The user's role is inactive (`rol_inactivo`): no active user holds an inactive role."])
+  @ApiErrors(400, [403, PRIVILEGE], 404)
   reactivate(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<UsuarioDto> {
     return this.users.reactivate(id, caller.userId);
   }

@@ -225,22 +225,16 @@ export class UsersService {
   }
 
   /**
-   * Refused for a user holding a permission the caller lacks (403), and while the user's role is
-   * inactive (409 `rol_inactivo`): a role is deactivated only when no active user holds it, and
-   * reactivating its holder would break that. A repeat is a no-op.
+   * Refused for a user holding a permission the caller lacks (403). A user whose role was
+   * deactivated meanwhile is reactivated too: the inactive role contributes no permissions, so the
+   * user holds only what its overrides grant until the role is reactivated or another one given.
+   * A repeat is a no-op.
    */
   async reactivate(id: number, callerId: number): Promise<UsuarioDto> {
     const user = await this.find(id, true);
     await this.delegation.assertCanActOn(callerId, id);
-    // share-locked until the transaction ends, as for an assignment: a concurrent deactivation of
-    // the role waits and then counts this user among its active holders
-    const role = await this.roles.lockHeld(user.roleId);
-    const rol = role?.codigo ?? (await this.roleCode(user.roleId));
-    const check = async () => {
-      if (!role?.activo)
-        throw new DomainError('rol_inactivo', `El rol ${rol} está inactivo: reactívelo o asigne al usuario un rol activo antes de reactivarlo`);
-    };
-    return UsuarioDto.of(await this.activation.set({ entity: UserEntity, row: user, activo: true, resource: 'usuario', check }), rol);
+    const rol = await this.roleCode(user.roleId);
+    return UsuarioDto.of(await this.activation.set({ entity: UserEntity, row: user, activo: true, resource: 'usuario' }), rol);
   }
 
   /** The user by id, 404 when missing; `forUpdate` locks its row until the transaction ends. */

@@ -256,36 +256,52 @@ describe('users', () => {
       });
     });
 
-    it('refuses to reactivate a user whose role is inactive with 409 rol_inactivo: no active user holds an inactive role', async () => {
+    it('reactivates a user whose role was deactivated meanwhile: 200, and the inactive role contributes no permissions', async () => {
       const codigo = unique('apagado');
       expect((await t.post('/api/v1/roles', { codigo, nombre: 'Apagado' }, { token: admin })).status).toBe(201);
+      expect((await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['administracion:medios:gestionar'] }, { token: admin })).status).toBe(200);
       const user = await t.createUser(codigo);
       expect((await t.post(`/api/v1/users/${user.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
       expect((await t.delete(`/api/v1/roles/${codigo}`, { token: admin })).status).toBe(204);
-      const events = (await t.auditEvents({ action: 'usuario.reactivate', targetId: String(user.id) })).length;
-      expectProblem(await t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin }), 409, 'rol_inactivo');
-      expect((await t.get(`/api/v1/users/${user.id}`, { token: admin })).body.activo).toBe(false);
-      expect((await t.auditEvents({ action: 'usuario.reactivate', targetId: String(user.id) })).length).toBe(events);
-      // once the role is active again, so can the user be
+      const reactivated = await t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin });
+      expect(reactivated.status).toBe(200);
+      expect(reactivated.body).toMatchObject({ id: user.id, rol: codigo, activo: true });
+      expect(await t.auditEvents({ action: 'usuario.reactivate', targetId: String(user.id) })).toHaveLength(1);
+      const view = await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin });
+      expect(view.body).toMatchObject({ rol: codigo, rolPermisos: [], efectivos: [] });
+      // signed in, the user holds nothing the role would give
+      const login = await t.post('/api/v1/auth/login', { username: user.username, password: user.password });
+      expect(login.status).toBe(200);
+      expect(login.body.permisos).toEqual([]);
+      expectProblem(
+        await t.post('/api/v1/admin/medios', { codigo: unique('M').toUpperCase(), nombre: 'x' }, { token: login.body.accessToken }),
+        403,
+        'permiso_denegado',
+      );
+      // once the role is active again, its permissions are the user's again
       expect((await t.post(`/api/v1/roles/${codigo}/reactivate`, undefined, { token: admin })).status).toBe(200);
-      expect((await t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
+      expect((await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin })).body.efectivos).toEqual(['administracion:medios:gestionar']);
     });
 
-    it('never leaves an active user on an inactive role when its reactivation races the role’s deactivation', async () => {
+    it('answers a reactivation racing the role’s deactivation without a 5xx; the user then holds no permission of an inactive role', async () => {
       for (let round = 0; round < 6; round++) {
         const codigo = unique(`carrera${round}`);
         expect((await t.post('/api/v1/roles', { codigo, nombre: 'Carrera' }, { token: admin })).status).toBe(201);
+        expect((await t.put(`/api/v1/roles/${codigo}/permisos`, { permisos: ['administracion:medios:gestionar'] }, { token: admin })).status).toBe(
+          200,
+        );
         const user = await t.createUser(codigo);
         expect((await t.post(`/api/v1/users/${user.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
         const [reactivate, remove] = await Promise.all([
           t.post(`/api/v1/users/${user.id}/reactivate`, undefined, { token: admin }),
           t.delete(`/api/v1/roles/${codigo}`, { token: admin }),
         ]);
-        const userActive = (await t.get(`/api/v1/users/${user.id}`, { token: admin })).body.activo as boolean;
+        expect(reactivate.status).toBe(200);
+        // the role's deactivation is refused (409 rol_en_uso) only when the reactivation committed first
+        expect([204, 409]).toContain(remove.status);
         const roleActive = (await t.get(`/api/v1/roles/${codigo}`, { token: admin })).body.activo as boolean;
-        // one of the two may be refused (409 rol_inactivo or rol_en_uso); never both applied
-        expect({ round, heldInactive: userActive && !roleActive }).toEqual({ round, heldInactive: false });
-        expect([reactivate.status, remove.status].filter((s) => s >= 500)).toEqual([]);
+        const efectivos = (await t.get(`/api/v1/users/${user.id}/permisos`, { token: admin })).body.efectivos as string[];
+        expect({ round, efectivos }).toEqual({ round, efectivos: roleActive ? ['administracion:medios:gestionar'] : [] });
       }
     });
 

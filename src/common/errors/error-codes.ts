@@ -22,7 +22,6 @@ export const ERROR_CODES = {
   rol_en_uso: HttpStatus.CONFLICT,
   medio_inactivo: HttpStatus.CONFLICT,
   anti_lockout: HttpStatus.CONFLICT,
-  rol_inactivo: HttpStatus.CONFLICT,
   rubro_con_avisos: HttpStatus.CONFLICT,
   rubro_con_hijos_activos: HttpStatus.CONFLICT,
   rubro_con_productos_activos: HttpStatus.CONFLICT,
