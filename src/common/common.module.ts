@@ -38,9 +38,26 @@ const REQUEST_CONTEXT_OPTIONS = {
     store.endpoint = req.routeUrl ?? req.url?.split('?')[0] ?? null;
     store.method = req.method ?? null;
     const ua = req.headers['user-agent'];
-    store.userAgent = typeof ua === 'string' ? ua : null;
+    store.userAgent = typeof ua === 'string' ? headerText(ua) : null;
   },
 } satisfies Partial<ClsMiddlewareOptions>;
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as text: Node reads a header's bytes as Latin-1, one character each, and a
+ * browser or client sends UTF-8 (`ñ` arrived as `Ã±`); bytes that are UTF-8 are read as such, any
+ * others stay as Node read them.
+ */
+function headerText(value: string): string {
+  if (!NON_ASCII.test(value)) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
+}
 
 /**
  * The fastify onRequest hook that opens the request context: nestjs-cls's own middleware (the same

@@ -237,6 +237,18 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion' });
     });
 
+    it('reads a User-Agent sent in UTF-8 as the text it is: the session shows ñ, not Ã±', async () => {
+      const someone = await t.createUser('cajero');
+      const body = JSON.stringify({ username: someone.username, password: someone.password });
+      const answer = await rawExchange(
+        port,
+        `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nUser-Agent: Consola Ñandú/1.0 ✓\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      const sessions = await t.get('/api/v1/auth/sessions', { token: bodyOf(answer).accessToken as string });
+      expect(sessions.body.map((s: { userAgent: string }) => s.userAgent)).toContain('Consola Ñandú/1.0 ✓');
+    });
+
     it('serves an HTTP/1.0 request without Host, which needs none', async () => {
       const answer = await rawExchange(port, 'GET /health/live HTTP/1.0\r\n\r\n');
       expect(answer).toMatch(/^HTTP\/1\.1 200 /);
