@@ -108,6 +108,15 @@ describe('product types', () => {
       expect(res.status).toBe(201);
     });
 
+    it('reads a name and its search single-spaced: spaces of another width or count between the words still find it', async () => {
+      const tag = uid();
+      const res = await t.post(ADMIN, { codigo: `S_${tag}`, nombre: `Aviso\u00a0\u00a0clasificado ${tag}` }, { token: admin });
+      expect(res.body.nombre).toBe(`Aviso clasificado ${tag}`);
+      for (const search of [`aviso  clasificado ${tag}`, `aviso\u2009clasificado\u3000${tag}`]) {
+        expect((await t.get(READ, { token: admin, query: { search } })).body.total).toBe(1);
+      }
+    });
+
     it('rejects out-of-range paging and malformed filters with 400', async () => {
       for (const query of [{ page: 0 }, { pageSize: 101 }, { pageSize: 'x' }, { activo: 'si' }]) {
         expectProblem(await t.get(READ, { token: admin, query }), 400, 'validacion');

@@ -90,20 +90,21 @@ export function RequiredText(maxLength: number): PropertyDecorator {
  * absent: the document types the field as a string, and a client sending null to clear it would
  * otherwise get a 200 that kept the old text.
  */
-export function OptionalText(maxLength: number): PropertyDecorator {
+export function OptionalText(maxLength: number, options: { singleSpaced?: boolean } = {}): PropertyDecorator {
   return applyDecorators(
     VisibleText({ multiline: true }),
     StoredLength(maxLength),
     IsString(),
-    Trim(),
+    Trim(options),
     ValidateIf((_, value) => value !== undefined),
   );
 }
 
 /**
- * The `search` filter of a list: a case-insensitive substring, composed and trimmed like any text
- * (a term pasted with spaces around it, or typed with combining accents, finds what it shows).
+ * The `search` filter of a list: a case-insensitive substring, composed, trimmed and single-spaced
+ * like a name (a term pasted with spaces around it or between its words, or typed with combining
+ * accents, finds what it shows).
  */
 export function SearchText(description: string, example: string): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ description, maxLength: 100, example }), OptionalText(100));
+  return applyDecorators(ApiPropertyOptional({ description, maxLength: 100, example }), OptionalText(100, { singleSpaced: true }));
 }
