@@ -38,8 +38,12 @@ function mayBeCached(routeUrl: string | undefined): boolean {
 
 /** Request headers a request may carry once: a second one would be read differently by the service (the first wins) and by a proxy in front of it. */
 const SINGLE_HEADERS: ReadonlySet<string> = new Set(['host', 'authorization', 'content-type']);
-/** RFC 3986's host (a name, an IPv4 address or a bracketed IP literal) and an optional port; empty is allowed (RFC 9112 §3.2). */
-const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+/**
+ * RFC 3986's host (a name, an IPv4 address, or a bracketed IP literal: IPv6 with a zone id as RFC
+ * 6874 writes it, or IPvFuture) and an optional port; empty is allowed (RFC 9112 §3.2). A name in
+ * another script arrives in its ASCII form (punycode), as browsers send it.
+ */
+const HOST_VALUE = /^(?:\[[A-Za-z0-9\-._~!$&'()*+,;=:%]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
 
 /**
  * Why the request's header fields break RFC 9112 §3.2 (and RFC 9110 §5.3 for the other single

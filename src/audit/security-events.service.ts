@@ -73,8 +73,10 @@ export class SecurityEventsService {
       this.metrics.securityEventsSuppressed.inc({ action: event.action, reason: event.failureReason! });
       return;
     }
+    // what details reads may fail like any read: it is not counted as a failed write
+    const whole = details ? { ...event, ...(await details()) } : event;
     try {
-      await this.insert(details ? { ...event, ...(await details()) } : event);
+      await this.insert(whole);
     } catch (err) {
       // the request fails with it (a sign-in answered 500 gave no token): counted as a write
       // failure, not as the attempt it would have recorded

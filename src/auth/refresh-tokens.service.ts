@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { clippedText } from '../audit/integrity/event-rows.js';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ export function hashRefreshToken(token: string): string {
 
 /**
  * The token's row, locked until the transaction ends: TypeORM's pessimistic_write writes
- * `SELECT … FOR UPDATE` on PostgreSQL and `… WITH (UPDLOCK, ROWLOCK)` on SQL Server (see the spec
+ * `SELECT … FOR UPDATE` on PostgreSQL and `… WITH (XLOCK, ROWLOCK)` on SQL Server (see the spec
  * beside this file), and refuses to run outside a transaction.
  */
 export function tokenForUpdate(manager: EntityManager, tokenHash: string): SelectQueryBuilder<RefreshTokenEntity> {
@@ -81,7 +82,7 @@ export class RefreshTokensService {
     const familyId = family?.familyId ?? randomUUID();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.refreshTokenDays * 86_400_000);
-    const client = { clientIp: this.context.ip, userAgent: this.context.userAgent ? this.context.userAgent.slice(0, 512) : null };
+    const client = { clientIp: this.context.ip, userAgent: clippedText(this.context.userAgent, 512) };
     if (family) {
       await this.txHost.tx.update(SessionEntity, { id: familyId }, { lastUsedAt: now, expiresAt, ...client });
     } else {
@@ -102,7 +103,7 @@ export class RefreshTokensService {
   /**
    * The refresh rules of docs/auth.md ("Refresh: rotation and reuse detection"): consumes a presented refresh token for the user named by the
    * (signature-checked) access token. Must run inside a transaction: the token's row is locked
-   * (SELECT … FOR UPDATE / WITH (UPDLOCK, ROWLOCK)) until commit, so concurrent presentations of
+   * (SELECT … FOR UPDATE / WITH (XLOCK, ROWLOCK)) until commit, so concurrent presentations of
    * one token are serialized and only the first can rotate it; the others then find it revoked
    * and are treated as reuse. The caller commits before answering, so a family revoked on reuse
    * stays revoked although the request answers 401.

@@ -253,7 +253,7 @@ describe('graceful shutdown', () => {
     return { child, port, output: () => output, exited };
   }
 
-  /** The admin's users row, locked by the test in an open transaction (FOR UPDATE / UPDLOCK). */
+  /** The admin's users row, locked by the test in an open transaction (FOR UPDATE / XLOCK). */
   async function lockAdminRow() {
     const ds = await new DataSource(
       dialect.dataSourceOptions(connectionSettings(loadAppConfig(process.env), databaseUrl, 'medios-test-lock')),
@@ -262,7 +262,7 @@ describe('graceful shutdown', () => {
     await runner.connect();
     await runner.startTransaction();
     const lockSql =
-      engine === 'mssql' ? 'SELECT id FROM users WITH (UPDLOCK, ROWLOCK) WHERE username = $1' : 'SELECT id FROM users WHERE username = $1 FOR UPDATE';
+      engine === 'mssql' ? 'SELECT id FROM users WITH (XLOCK, ROWLOCK) WHERE username = $1' : 'SELECT id FROM users WHERE username = $1 FOR UPDATE';
     const rows: unknown[] = await runner.query(sql(lockSql), [ADMIN_USERNAME]);
     if (rows.length !== 1) throw new Error('the bootstrap admin is missing');
     let released = false;

@@ -223,7 +223,15 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
         expect(headerOf(answer, 'x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
         expect(bodyOf(answer)).toMatchObject({ status: 400, code: 'validacion' });
       }
-      for (const host of ['127.0.0.1:80', '[::1]:3000', 'admin-api.medios.svc.cluster.local', '']) {
+      for (const host of [
+        '127.0.0.1:80',
+        '[::1]:3000',
+        '[fe80::1%25eth0]:3000',
+        '[v1.x]',
+        'admin-api.medios.svc.cluster.local',
+        'xn--and-6ma2c.example',
+        '',
+      ]) {
         expect(await rawExchange(port, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
       }
     });

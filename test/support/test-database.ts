@@ -54,7 +54,7 @@ async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: strin
 
 /** A statement that locks one row of `table` by `id` ($1) for update until the transaction ends. */
 export function lockRowSql(engine: Engine, table: string): string {
-  return engine === 'mssql' ? `SELECT id FROM ${table} WITH (UPDLOCK, ROWLOCK) WHERE id = $1` : `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`;
+  return engine === 'mssql' ? `SELECT id FROM ${table} WITH (XLOCK, ROWLOCK) WHERE id = $1` : `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`;
 }
 
 type RunSql = (sql: string, params?: unknown[]) => Promise<unknown>;

@@ -81,13 +81,13 @@ export const EXCLUSIVE_ROW_LOCK = ' WITH (XLOCK, ROWLOCK)';
  */
 function exclusiveWriteLocks(): void {
   type LockWriter = { createTableLockExpression?: (this: LockedQuery) => string };
-  type LockedQuery = { connection: DataSource; expressionMap: { lockMode?: string } };
+  type LockedQuery = { dataSource: DataSource; expressionMap: { lockMode?: string } };
   const proto = SelectQueryBuilder.prototype as unknown as LockWriter;
   const typeorms = proto.createTableLockExpression;
   if (typeof typeorms !== 'function')
     throw new Error('TypeORM no longer has SelectQueryBuilder.createTableLockExpression: the SQL Server write-lock hint cannot be set');
   proto.createTableLockExpression = function (this: LockedQuery) {
-    if (this.expressionMap.lockMode === 'pessimistic_write' && this.connection.driver.options.type === 'mssql') return EXCLUSIVE_ROW_LOCK;
+    if (this.expressionMap.lockMode === 'pessimistic_write' && this.dataSource.driver.options.type === 'mssql') return EXCLUSIVE_ROW_LOCK;
     return typeorms.call(this);
   };
 }
