@@ -42,7 +42,7 @@ const REQUEST_CONTEXT_OPTIONS = {
   },
 } satisfies Partial<ClsMiddlewareOptions>;
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
