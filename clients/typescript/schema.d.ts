@@ -1769,7 +1769,7 @@ export interface components {
             currentPassword: string;
             /**
              * Format: password
-             * @description Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.
+             * @description Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one, and hard enough to guess: zxcvbn-ts (common and Spanish dictionaries, the user's username, nombre, apellido and email as context) scores it 3 or 4; else 400 `password_debil`.
              */
             newPassword: string;
         };
@@ -1910,7 +1910,7 @@ export interface components {
             username: string;
             /**
              * Format: password
-             * @description Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.
+             * @description Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other), and hard enough to guess: zxcvbn-ts (common and Spanish dictionaries, the username, nombre, apellido and email as context) scores it 3 or 4; else 400 `password_debil`.
              * @example Cambiar-esta-clave-1
              */
             password: string;
@@ -2759,8 +2759,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        keys?: Record<string, never>[];
-                        current?: string;
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url */
+                            x: string;
+                            /** @description RFC 7638 thumbprint; the seals' `keyId` */
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            use: "sig";
+                        }[];
+                        /** @description The `kid` of the key that signs new seals */
+                        current: string;
                     };
                 };
             };
@@ -2784,7 +2798,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        keys?: Record<string, never>[];
+                        keys: {
+                            /** @enum {string} */
+                            kty: "RSA";
+                            /** @description The modulus, base64url */
+                            n: string;
+                            /** @description The public exponent, base64url */
+                            e: string;
+                            /** @description The tokens' `kid` header */
+                            kid: string;
+                            /** @enum {string} */
+                            alg: "RS256";
+                            /** @enum {string} */
+                            use: "sig";
+                        }[];
                     };
                 };
             };
@@ -9088,7 +9115,10 @@ export interface operations {
                             verifiedAt?: string;
                             intact?: boolean;
                             findings?: number;
-                            summary?: Record<string, never>;
+                            /** @description What the verification read, by store (counts and ranges). */
+                            summary?: {
+                                [key: string]: unknown;
+                            };
                         } | null;
                     };
                 };

@@ -16,7 +16,29 @@ export class JwksController {
     summary: 'Public keys (JWKS)',
     description: 'Public. The RS256 public key(s) that verify access tokens, so other services can check them.',
   })
-  @ApiOkResponse({ schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['keys'],
+      properties: {
+        keys: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['kty', 'n', 'e', 'kid', 'alg', 'use'],
+            properties: {
+              kty: { type: 'string', enum: ['RSA'] },
+              n: { type: 'string', description: 'The modulus, base64url' },
+              e: { type: 'string', description: 'The public exponent, base64url' },
+              kid: { type: 'string', description: "The tokens' `kid` header" },
+              alg: { type: 'string', enum: ['RS256'] },
+              use: { type: 'string', enum: ['sig'] },
+            },
+          },
+        },
+      },
+    },
+  })
   jwks(): { keys: object[] } {
     return { keys: [this.keys.publicJwk] };
   }

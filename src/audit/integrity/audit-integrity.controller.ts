@@ -50,7 +50,12 @@ export class AuditIntegrityController {
         lastVerification: {
           type: 'object',
           nullable: true,
-          properties: { verifiedAt: { type: 'string' }, intact: { type: 'boolean' }, findings: { type: 'integer' }, summary: { type: 'object' } },
+          properties: {
+            verifiedAt: { type: 'string' },
+            intact: { type: 'boolean' },
+            findings: { type: 'integer' },
+            summary: { type: 'object', additionalProperties: true, description: 'What the verification read, by store (counts and ranges).' },
+          },
         },
       },
     },
@@ -69,7 +74,30 @@ export class AuditIntegrityController {
       "Public. The Ed25519 keys (JWK, `kid` = RFC 7638 thumbprint = the seals' `keyId`) that verify the audit seals: the current signing key " +
       '(`current`) and the older keys still configured for verification after a rotation.',
   })
-  @ApiOkResponse({ schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object' } }, current: { type: 'string' } } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['keys', 'current'],
+      properties: {
+        keys: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['kty', 'crv', 'x', 'kid', 'alg', 'use'],
+            properties: {
+              kty: { type: 'string', enum: ['OKP'] },
+              crv: { type: 'string', enum: ['Ed25519'] },
+              x: { type: 'string', description: 'The public key, base64url' },
+              kid: { type: 'string', description: "RFC 7638 thumbprint; the seals' `keyId`" },
+              alg: { type: 'string', enum: ['EdDSA'] },
+              use: { type: 'string', enum: ['sig'] },
+            },
+          },
+        },
+        current: { type: 'string', description: 'The `kid` of the key that signs new seals' },
+      },
+    },
+  })
   keys(): { keys: AuditPublicJwk[]; current: string } {
     return this.integrity.publicKeys();
   }

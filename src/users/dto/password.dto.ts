@@ -17,7 +17,7 @@ export class ChangeOwnPasswordDto {
   @ApiProperty({
     format: 'password',
     description:
-      'Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one; else 400 `password_debil`.',
+      "Policy: 10..72 bytes (UTF-8), not the username, at least two character classes, different from the current one, and hard enough to guess: zxcvbn-ts (common and Spanish dictionaries, the user's username, nombre, apellido and email as context) scores it 3 or 4; else 400 `password_debil`.",
   })
   @IsString()
   newPassword!: string;

@@ -62,7 +62,7 @@ export class CreateUserDto extends UserProfileDto {
     example: 'Cambiar-esta-clave-1',
     format: 'password',
     description:
-      'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other); else 400 `password_debil`.',
+      'Write-only. Policy: 10..72 bytes (UTF-8), not the username, at least two character classes (lowercase, uppercase, digits, other), and hard enough to guess: zxcvbn-ts (common and Spanish dictionaries, the username, nombre, apellido and email as context) scores it 3 or 4; else 400 `password_debil`.',
   })
   @IsString()
   password!: string;
