@@ -265,6 +265,11 @@ describe('tamper-evident audit trail', () => {
       // the old event itself, the first of its seal, is what retention would have dropped: no finding
       await t.query(`DELETE FROM audit_events WHERE id = $1`, [Number(forged.id)]);
       expect((await verify()).intact).toBe(true);
+      // but not every event of that seal: its newest one is within the retention, and is named
+      await t.query(`DELETE FROM audit_events WHERE id IN ($1, $2)`, [x, y]);
+      expect(findings(await verify())).toEqual([{ kind: 'deleted', id: y }]);
+      for (const row of rows) await putBack(row);
+      expect((await verify()).intact).toBe(true);
     });
 
     it('names two swapped events as re-ordered, and passes once they are swapped back', async () => {
@@ -503,6 +508,19 @@ describe('tamper-evident audit trail', () => {
         }
       },
     );
+
+    // last: a sealed row without row_hash stays a finding for good
+    it('names a sealed row that has no row_hash as unhashed, not as modified with a rewritten hash', async () => {
+      const [row] = await t.query(
+        t.engine === 'postgres'
+          ? `INSERT INTO audit_events (actor_user_id, action, target_type, target_id) VALUES (1, 'forged.unhashed', 'x', '1') RETURNING id`
+          : `INSERT INTO audit_events (actor_user_id, action, target_type, target_id) OUTPUT INSERTED.id VALUES (1, 'forged.unhashed', 'x', '1')`,
+      );
+      await seal();
+      const report = await verify();
+      expect(findings(report)).toEqual([{ kind: 'unhashed', id: Number(row.id) }]);
+      expect(JSON.stringify(report)).not.toContain('rewritten to match');
+    });
   });
 
   /** An audit event written as the service writes it (hash included), in the runner's transaction; its id. */

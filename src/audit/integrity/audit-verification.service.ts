@@ -346,10 +346,20 @@ export class AuditVerifier {
       }
     }
     missingUpTo(Number.POSITIVE_INFINITY);
+    // A seal that reaches past the cutoff keeps at least its newest event, sealed at its
+    // lastOccurredAt, within the retention: when none of its events is left, that one was deleted
+    // (ids follow the order of writing). Which of the others were older than the cutoff the seal
+    // does not say, so they are not named.
+    const newestGone = new Map<number, { id: number; seal: number }>();
     for (const m of retentionCandidates) {
       const first = firstSurviving.get(m.seal);
-      if (first !== undefined && m.id > first) missing.push(m);
+      if (first !== undefined) {
+        if (m.id > first) missing.push(m);
+      } else if ((newestGone.get(m.seal)?.id ?? Number.NEGATIVE_INFINITY) < m.id) {
+        newestGone.set(m.seal, m);
+      }
     }
+    missing.push(...newestGone.values());
 
     // Ids the store's sequence never handed out — zero and below, and above its high-water mark
     // read after the scan (every id the scan saw was drawn before it) — are written by no service:
@@ -383,7 +393,8 @@ export class AuditVerifier {
           seq,
           detail: `event ${m.id} holds the content seal ${seq} sealed for event ${origin} (events re-ordered)`,
         });
-      } else if (byId.get(m.id)?.kind !== 'modified') {
+      } else if (byId.get(m.id)?.kind !== 'modified' && byId.get(m.id)?.kind !== 'unhashed') {
+        // a row without row_hash stays UNHASHED: "rewritten to match" would say it has one
         byId.set(m.id, {
           kind: 'modified',
           store,
