@@ -11,10 +11,9 @@ import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { RoleEntity } from '../roles/role.entity.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, passwordProblems } from './password-policy.js';
+import { SYSTEM_USERNAME } from './system-user.js';
 import { UserEntity } from './user.entity.js';
 import { BOOTSTRAP_ADMIN } from '../common/config/config.module.js';
-
-export const SYSTEM_USERNAME = 'system';
 
 /** How a user that nobody signed in created came to be: `metadata.via` of its `usuario.create`. */
 type SelfCreatedVia = 'first_start' | 'operator_cli';
@@ -61,6 +60,12 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
   async ensureSystemUser(): Promise<number> {
     const users = this.dataSource.getRepository(UserEntity);
     const existing = await users.findOneBy({ username: SYSTEM_USERNAME });
+    // an active one is an account someone made before the name was reserved: never its actor
+    if (existing?.activo) {
+      throw new Error(
+        `the user "${SYSTEM_USERNAME}" (id ${existing.id}) is active, so it is not the CLI's actor (an inactive user that cannot sign in): deactivate it first`,
+      );
+    }
     if (existing) return existing.id;
     try {
       return await this.insertSelfCreated(

@@ -21,6 +21,7 @@ import { RoleEntity } from '../roles/role.entity.js';
 import { RolesService } from '../roles/roles.service.js';
 import { type CreateUserDto, type UpdateUserDto, USER_SORT_FIELDS, UsuarioDto, type UsersQueryDto } from './dto/user.dto.js';
 import { PasswordPolicy } from './password-policy.service.js';
+import { SYSTEM_USERNAME } from './system-user.js';
 import { UserEntity } from './user.entity.js';
 import { ReplicaReads } from '../database/replica-reads.js';
 import { VersionedWrites } from '../common/versioning/versioned-writes.js';
@@ -268,7 +269,9 @@ export class UsersService {
     if (!role) throw unknownRole(dto.rol);
     if (!role.activo) throw inactiveRole(dto.rol);
     await this.delegation.assertCanGrant(callerId, await this.permissions.ofRole(role.id));
-    if (await this.txHost.tx.existsBy(UserEntity, { username: dto.username })) throw new DomainError('duplicado', duplicateUsername(dto.username));
+    // the CLI's actor is created on first use: its name is taken before it exists
+    if (dto.username === SYSTEM_USERNAME || (await this.txHost.tx.existsBy(UserEntity, { username: dto.username })))
+      throw new DomainError('duplicado', duplicateUsername(dto.username));
     return role;
   }
 }

@@ -61,4 +61,21 @@ describe('operator password reset (CLI admin:reset-password)', () => {
   it('answers nothing for an unknown user and changes nothing', async () => {
     expect(await resetPasswordAsSystem(t.app, 'nobody_here')).toBeUndefined();
   });
+
+  it('reserves the name: the API refuses to create a user "system" (409), and an active one is never taken for the actor', async () => {
+    const admin = await t.adminToken();
+    const body = { username: 'system', password: 'Otra-Clave-Segura-2026', nombre: 'S', apellido: 'S', email: 's@example.com', rol: 'admin' };
+    const res = await t.post('/api/v1/users', body, { token: admin });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('duplicado');
+    // a "system" account made before the name was reserved, and active: the CLI refuses to act as it
+    await t.query('UPDATE users SET activo = true WHERE username = $1', ['system']);
+    try {
+      const a = await t.createUser('consulta');
+      await expect(resetPasswordAsSystem(t.app, a.username)).rejects.toThrow(/is active, so it is not the CLI's actor/);
+      expect((await t.post('/api/v1/auth/login', { username: a.username, password: a.password })).status).toBe(200);
+    } finally {
+      await t.query('UPDATE users SET activo = false WHERE username = $1', ['system']);
+    }
+  });
 });
