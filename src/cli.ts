@@ -98,11 +98,21 @@ async function main(argv: string[]): Promise<number> {
 async function runJob(args: string[]): Promise<number> {
   const name = args[0] as MaintenanceJobName | undefined;
   if (!name || !(name in JOBS) || args.length > 1) throw new UsageError(`job needs one of: ${Object.keys(JOBS).join(', ')}`);
-  return withApplicationContext(async (app) => {
-    const result = await JOBS[name](app);
-    print(result);
-    return EXIT_FOR_STATUS[result.status];
-  });
+  const startedAt = new Date().toISOString();
+  try {
+    return await withApplicationContext(async (app) => {
+      const result = await JOBS[name](app);
+      print(result);
+      return EXIT_FOR_STATUS[result.status];
+    });
+  } catch (err) {
+    if (err instanceof ConfigValidationError) throw err;
+    // the job never ran (the database unreachable, a migration missing…): still its JSON result
+    const error = err instanceof Error ? err.message : String(err);
+    print({ job: name, status: 'failed', startedAt, finishedAt: new Date().toISOString(), error } satisfies JobResult);
+    progress(`${name}: failed: ${error}`);
+    return EXIT_FOR_STATUS.failed;
+  }
 }
 
 /** The application without HTTP, the scheduler or the metrics listener, for one operator command. */
@@ -204,7 +214,9 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${err.message}\n`);
       process.exit(1);
     }
-    process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // what went wrong, in one line; the stack only when asked for (LOG_LEVEL=debug)
+    const detail = err instanceof Error ? (process.env.LOG_LEVEL === 'debug' ? (err.stack ?? err.message) : err.message) : String(err);
+    process.stderr.write(`fatal: ${detail}\n`);
     process.exit(1);
   },
 );

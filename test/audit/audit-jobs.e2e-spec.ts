@@ -5,7 +5,7 @@ import { IntegrityCheckJob } from '../../src/audit/jobs/integrity-check.job.js';
 import { PartitionManagerJob } from '../../src/audit/jobs/partition-manager.job.js';
 import { RetentionJob } from '../../src/audit/jobs/retention.job.js';
 import { IntegrityCheckService } from '../../src/audit/maintenance/integrity-check.service.js';
-import type { JobResult } from '../../src/audit/maintenance/maintenance-job.runner.js';
+import { type JobResult, MaintenanceJobRunner } from '../../src/audit/maintenance/maintenance-job.runner.js';
 import { PartitionManagerService } from '../../src/audit/maintenance/partition-manager.service.js';
 import { RetentionService } from '../../src/audit/maintenance/retention.service.js';
 import { monthLabel, monthStart, yearsBefore } from '../../src/audit/maintenance/storage-policy.js';
@@ -370,5 +370,19 @@ describe('the job lock and the requests’ pool', () => {
     // the hold goes on: another instance still finds the lock taken
     const dialect = t.app.get<SqlDialect>(SQL_DIALECT);
     expect(await dialect.tryJobLock(t.db, 'maintenance:integrity-check')).toBeNull();
+  });
+
+  it('releases the lock of a failed scheduled run at once: the operator’s rerun after a fix is not answered busy', async () => {
+    const runner = t.app.get(MaintenanceJobRunner);
+    const failed = await runner.run(
+      'audit-seal',
+      async () => {
+        throw new Error('no privilege to insert a seal');
+      },
+      { scheduled: true, lockHoldMs: 60_000 },
+    );
+    expect(failed.status).toBe('failed');
+    const rerun = await runner.run('audit-seal', async () => ({ status: 'ok', details: {} }));
+    expect(rerun.status).toBe('ok');
   });
 });

@@ -350,6 +350,17 @@ describe('tamper-evident audit trail', () => {
       expect(out).toContain('SEAL_UNKNOWN_KEY');
       // a key file that cannot be read is a wrong command line (exit 64), not a fault
       await expect(cli('--public-key', join(dir, 'missing.pem'))).rejects.toBeInstanceOf(AuditVerifyUsageError);
+      // so is a file that holds no Ed25519 public key: never "every seal signed by an unknown key"
+      const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' });
+      for (const [name, text] of [
+        ['rsa.pem', rsa],
+        ['hello.txt', 'hello\n'],
+        ['empty.json', '{"keys":[]}'],
+        ['broken.json', '{"keys":['],
+      ] as const) {
+        writeFileSync(join(dir, name), text);
+        await expect(cli('--public-key', join(dir, name))).rejects.toBeInstanceOf(AuditVerifyUsageError);
+      }
     });
 
     it('refuses to verify without --public-key where no key of the service is found, and creates none (exit 64, not false findings)', async () => {

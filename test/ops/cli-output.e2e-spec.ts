@@ -70,6 +70,18 @@ describe('the CLI on a fresh database', () => {
     }
   });
 
+  it('prints a failed job’s JSON result when the job cannot even start (an unreachable database), and no stack trace', async () => {
+    const unreachable = 'postgres://postgres@127.0.0.1:1/nowhere';
+    const { code, stdout, stderr } = await runOn(unreachable, 'job', 'integrity-check');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ job: 'integrity-check', status: 'failed', error: expect.stringContaining('ECONNREFUSED') });
+    expect(stderr).not.toMatch(/\n\s+at /);
+    const other = await runOn(unreachable, 'admin:reset-password', 'nadie');
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^fatal: .*ECONNREFUSED/m);
+    expect(other.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('audit:verify on a database that is not the service’s names the missing tables (exit 1, no stack trace)', async () => {
     const empty = await createTestDatabase(loadAppConfig(process.env), { migrated: false });
     try {

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../common/config/index.js';
@@ -71,7 +72,22 @@ export async function auditVerifyCommand(
     } catch (err) {
       throw new AuditVerifyUsageError(`--public-key: cannot read ${options.publicKeyFile} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
-    keys = new AuditVerifyKeys(text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text));
+    // a file that holds no Ed25519 public key is a wrong command line (exit 64), never a report
+    // of every seal signed by an unknown key
+    let parsed: KeyObject[];
+    try {
+      parsed = text.trim().startsWith('{') ? parseJwks(text) : parsePublicKeys(text);
+    } catch (err) {
+      throw new AuditVerifyUsageError(
+        `--public-key: ${options.publicKeyFile} holds no usable Ed25519 public key (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+    if (parsed.length === 0) {
+      throw new AuditVerifyUsageError(
+        `--public-key: ${options.publicKeyFile} holds no public key (a PEM "PUBLIC KEY" block, or the audit-keys.json the service publishes)`,
+      );
+    }
+    keys = new AuditVerifyKeys(parsed);
   } else {
     const found = AuditSigningKeys.existing(config);
     if (!found) {

@@ -117,6 +117,7 @@ export class MaintenanceJobRunner implements BeforeApplicationShutdown, OnApplic
       this.logger.log({ job, status: 'busy' }, `${job}: another instance holds the job lock; nothing done`);
       return { job, status: 'busy', startedAt, finishedAt: this.clock.now().toISOString() };
     }
+    let failed = false;
     try {
       const outcome = await work();
       const result: JobResult = {
@@ -130,12 +131,15 @@ export class MaintenanceJobRunner implements BeforeApplicationShutdown, OnApplic
       else this.logger.log({ job, status: result.status, details: result.details }, `${job}: done`);
       return result;
     } catch (err) {
+      failed = true;
       const error = err instanceof Error ? err.message : String(err);
       this.logger.error({ job, status: 'failed', err }, `${job}: failed: ${error}`);
       return { job, status: 'failed', startedAt, finishedAt: this.clock.now().toISOString(), error };
     } finally {
       const releasing = (async () => {
-        if (options.scheduled) await this.hold((options.lockHoldMs ?? SCHEDULED_LOCK_HOLD_MS) - (performance.now() - started));
+        // a failed run is released at once: the operator's rerun after a fix (or another
+        // instance's timer) runs the job instead of finding it busy
+        if (options.scheduled && !failed) await this.hold((options.lockHoldMs ?? SCHEDULED_LOCK_HOLD_MS) - (performance.now() - started));
         await lock.release();
       })();
       this.releasing.add(releasing);
