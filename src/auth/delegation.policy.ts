@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { SecurityEventsService } from '../audit/security-events.service.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { TracedRefusal } from '../common/errors/domain-error.js';
+import { SYSTEM_USERNAME } from '../users/system-user.js';
 import { EffectivePermissionsService, effectivePermissions } from './effective-permissions.service.js';
 
 /** What an operation asks of the caller beyond the route's own permission. */
@@ -48,6 +49,9 @@ export class DelegationPolicy {
    * `grants`. A caller holding every permission is never refused by it.
    */
   async assertDelegable(callerId: number, { target, grants = [] }: Delegation): Promise<void> {
+    if (target !== undefined && (await this.isOperatorActor(target))) {
+      throw this.refusal(callerId, [], `El usuario ${SYSTEM_USERNAME} actúa por los comandos del operador: la API no lo modifica`);
+    }
     const held = await this.effectivePermissions(callerId);
     const wanted = new Set(grants);
     if (target !== undefined && target !== callerId) for (const code of await this.effectivePermissions(target)) wanted.add(code);
@@ -61,6 +65,21 @@ export class DelegationPolicy {
         ? `No puede otorgar permisos que no tiene: ${ungranted.join(', ')}`
         : `El usuario ${target} tiene permisos que usted no tiene: ${missing.join(', ')}`,
     );
+  }
+
+  /**
+   * The CLI's actor (`system`): nobody acts on it through the API. Made active, given a password or
+   * a role, a person could sign in as it and act under the id that marks the operator's commands
+   * in the trail, and the CLI would refuse to act as it.
+   */
+  private async isOperatorActor(userId: number): Promise<boolean> {
+    const row: { username?: string } | undefined = await this.txHost.tx
+      .createQueryBuilder()
+      .select('u.username', 'username')
+      .from('users', 'u')
+      .where('u.id = :userId', { userId })
+      .getRawOne();
+    return row?.username === SYSTEM_USERNAME;
   }
 
   /** Acting on another user (update, deactivate, reactivate, password reset, overrides, session revocation). */

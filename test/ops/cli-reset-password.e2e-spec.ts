@@ -68,6 +68,19 @@ describe('operator password reset (CLI admin:reset-password)', () => {
     const res = await t.post('/api/v1/users', body, { token: admin });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('duplicado');
+    // nor does the API act on it once it exists: no one could then sign in as the CLI's actor
+    await resetPasswordAsSystem(t.app, (await t.createUser('consulta')).username);
+    const [system] = await t.query('SELECT id FROM users WHERE username = $1', ['system']);
+    for (const [method, path, payload] of [
+      ['POST', `/api/v1/users/${system.id}/reactivate`, undefined],
+      ['POST', `/api/v1/users/${system.id}/password-reset`, undefined],
+      ['PUT', `/api/v1/users/${system.id}`, { nombre: 'S', apellido: 'S', email: 's@example.com', rol: 'admin' }],
+      ['PUT', `/api/v1/users/${system.id}/permisos/overrides`, { granted: ['administracion:usuarios:gestionar'], denied: [] }],
+    ] as const) {
+      const refused = await t.request(method, path, { token: admin, body: payload, headers: { 'if-match': '*' } });
+      expect({ path, status: refused.status, code: refused.body.code }).toEqual({ path, status: 403, code: 'privilegio_insuficiente' });
+    }
+    expect((await t.query('SELECT activo FROM users WHERE id = $1', [system.id]))[0].activo).toBeFalsy();
     // a "system" account made before the name was reserved, and active: the CLI refuses to act as it
     await t.query('UPDATE users SET activo = true WHERE username = $1', ['system']);
     try {
