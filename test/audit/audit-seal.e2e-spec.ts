@@ -531,6 +531,17 @@ describe('tamper-evident audit trail', () => {
       const report = await verify();
       expect(findings(report)).toEqual([{ kind: 'unhashed', id: Number(row.id) }]);
       expect(JSON.stringify(report)).not.toContain('rewritten to match');
+      // a row sealed with its hash that loses it afterwards (its content changed with it) is modified
+      const id = await eventIdOf(await createMedio());
+      await seal();
+      const before = await rowOf(id);
+      await t.query(`UPDATE audit_events SET target_id = 'tampered', row_hash = NULL WHERE id = $1`, [id]);
+      expect(findings(await verify())).toEqual([
+        { kind: 'unhashed', id: Number(row.id) },
+        { kind: 'modified', id },
+      ]);
+      await t.query(`UPDATE audit_events SET target_id = $1, row_hash = $2 WHERE id = $3`, [before.target_id, before.row_hash, id]);
+      expect(findings(await verify())).toEqual([{ kind: 'unhashed', id: Number(row.id) }]);
     });
   });
 

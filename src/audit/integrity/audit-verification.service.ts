@@ -317,9 +317,16 @@ export class AuditVerifier {
         const stored = row.row_hash === null ? null : row.row_hash.trim();
         // an event newer than the newest seal is judged once a seal covers it (with the hash it has then)
         const sealedHistory = covered || (newest !== null && id <= newest.upTo && !rangesContain(newestPending, id) && !isSkipped(id));
-        if (sealedHistory && stored === null)
-          byId.set(id, { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` });
-        else if (sealedHistory && recomputed !== stored)
+        if (sealedHistory && stored === null) {
+          // sealed with a hash, it lost it afterwards: a change, not a row the service never wrote
+          const hashRemoved = covered && coveredTags[order[p]!] !== rowTag(MISSING_ROW_HASH);
+          byId.set(
+            id,
+            hashRemoved
+              ? { kind: 'modified', store, id, detail: `event ${id}: its row_hash was removed after it was sealed` }
+              : { kind: 'unhashed', store, id, detail: `event ${id} has no row_hash: it was not written by the service` },
+          );
+        } else if (sealedHistory && recomputed !== stored)
           byId.set(id, { kind: 'modified', store, id, detail: `event ${id}: its fields no longer match its row_hash` });
 
         if (covered) {
