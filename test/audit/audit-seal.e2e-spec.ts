@@ -13,6 +13,8 @@ import { auditVerifyCommand, AuditVerifyUsageError } from '../../src/audit/integ
 import { canonicalInstant, rowHash } from '../../src/audit/integrity/canonical.js';
 import { IntegrityCheckService } from '../../src/audit/maintenance/integrity-check.service.js';
 import { MaintenanceJobRunner } from '../../src/audit/maintenance/maintenance-job.runner.js';
+import { RetentionService } from '../../src/audit/maintenance/retention.service.js';
+import { yearsBefore } from '../../src/audit/maintenance/storage-policy.js';
 import { Clock } from '../../src/common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../src/database/dialects/index.js';
 import { onlyOn, TestApp } from '../support/test-app.js';
@@ -262,13 +264,16 @@ describe('tamper-evident audit trail', () => {
       ]);
       for (const row of rows) await putBack(row);
       expect((await verify()).intact).toBe(true);
-      // the old event itself, the first of its seal, is what retention would have dropped: no finding
-      await t.query(`DELETE FROM audit_events WHERE id = $1`, [Number(forged.id)]);
-      expect((await verify()).intact).toBe(true);
-      // but not every event of that seal: its newest one is within the retention, and is named
-      await t.query(`DELETE FROM audit_events WHERE id IN ($1, $2)`, [x, y]);
-      expect(findings(await verify())).toEqual([{ kind: 'deleted', id: y }]);
-      for (const row of rows) await putBack(row);
+      // the backdated event itself is older than what the seal before covered: retention cannot
+      // have dropped it from a seal cut after those events, so it is named too
+      const forgedRow = await rowOf(Number(forged.id));
+      await t.query(`DELETE FROM audit_events WHERE id IN ($1, $2, $3)`, [Number(forged.id), x, y]);
+      expect(findings(await verify())).toEqual([
+        { kind: 'deleted', id: Number(forged.id) },
+        { kind: 'deleted', id: x },
+        { kind: 'deleted', id: y },
+      ]);
+      for (const row of [forgedRow, ...rows]) await putBack(row);
       expect((await verify()).intact).toBe(true);
     });
 
@@ -594,4 +599,85 @@ describe('tamper-evident audit trail', () => {
       );
     }
   }
+});
+
+/**
+ * The one seal that reaches past the retention cutoff, on a store whose first seal holds events
+ * from either side of it: retention removes the older ones, and only those may be missing.
+ */
+describe('tamper-evident audit trail: the seal across the retention cutoff', () => {
+  let t: TestApp;
+  let dialect: SqlDialect;
+  const HOUR = 3_600_000;
+
+  beforeAll(async () => {
+    t = await TestApp.create({ env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'audit-cutoff-')) } });
+    dialect = t.app.get<SqlDialect>(SQL_DIALECT);
+  });
+  afterAll(() => t.close());
+
+  /** An event written as the service writes it (hash included), at `occurredAt`; its id. */
+  const eventAt = async (occurredAt: Date): Promise<number> => {
+    await dialect.ensureMonthlyPartitions(t.db, 'audit_events', occurredAt, occurredAt);
+    const hash = rowHash('audit_events', {
+      occurredAt: canonicalInstant(occurredAt),
+      actorUserId: 1,
+      actorRoleId: null,
+      ip: null,
+      userAgent: null,
+      correlationId: null,
+      action: 'test.cutoff',
+      targetType: 'test',
+      targetId: '1',
+      metadata: null,
+    });
+    const [row] = await t.query(
+      t.engine === 'postgres'
+        ? `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) VALUES ($1, 1, 'test.cutoff', 'test', '1', $2) RETURNING id`
+        : `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) OUTPUT INSERTED.id VALUES (@0, 1, 'test.cutoff', 'test', '1', @1)`,
+      [occurredAt, hash],
+    );
+    return Number(row.id);
+  };
+  const verify = (): Promise<VerificationReport> => t.app.get(AuditIntegrityService).verify();
+  const findings = (r: VerificationReport) => r.stores.flatMap((s) => s.findings.map((f) => ({ kind: f.kind, id: f.id })));
+
+  it('passes after retention even where the writers’ clocks put ids out of time order at the cutoff, and names the newest event once none is left', async () => {
+    // nothing is sealed yet: the events of the start (written now) are removed, so that ids follow
+    // the order of writing from the first event on, as in a store that has been running for years
+    await t.query(`DELETE FROM audit_events`);
+    const cutoff = yearsBefore(t.app.get(Clock).now(), 10).getTime();
+    // written in this id order, from two writers whose clocks differ by hours at the cutoff
+    const a = await eventAt(new Date(cutoff - 2 * HOUR));
+    const b = await eventAt(new Date(cutoff + 0.5 * HOUR));
+    const c = await eventAt(new Date(cutoff - HOUR));
+    const d = await eventAt(new Date());
+    const result = await new AuditSealService(
+      t.db,
+      dialect,
+      t.app.get(MaintenanceJobRunner),
+      t.app.get(AuditSigningKeys),
+      t.app.get(AuditSealsRepository),
+      t.app.get(Clock),
+      {
+        settleTimeoutMs: 300,
+        maxEventsPerSeal: 50_000,
+      },
+    ).run();
+    expect(result.status).toBe('ok');
+    expect(findings(await verify())).toEqual([]);
+    // retention removes a and c, older than the cutoff: no finding (before, b was taken as the
+    // first survivor and c, after it, as deleted)
+    expect((await t.app.get(RetentionService).run()).status).toBe('ok');
+    expect((await t.query(`SELECT id FROM audit_events WHERE action = 'test.cutoff' ORDER BY id`)).map((r: { id: unknown }) => Number(r.id))).toEqual(
+      [b, d],
+    );
+    const after = await verify();
+    expect(after.stores.flatMap((st) => st.findings.map((f) => f.detail))).toEqual([]);
+    expect(after.intact).toBe(true);
+    // every event of the seal gone: its newest, written now, is not retention's doing
+    await t.query(`DELETE FROM audit_events WHERE id IN ($1, $2)`, [b, d]);
+    expect(findings(await verify())).toContainEqual({ kind: 'deleted', id: d });
+    expect(a).toBeLessThan(c);
+  });
 });

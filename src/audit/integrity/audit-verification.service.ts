@@ -5,6 +5,7 @@ import type { AuditSealsRepository, StoredSeal } from './audit-seals.repository.
 import type { AuditVerifyKeys } from './audit-signing-keys.js';
 import {
   canonicalInstant,
+  canonicalInstantFromText,
   canonicalSeal,
   decodeRowTags,
   formatRanges,
@@ -19,6 +20,17 @@ import {
   sealHash,
 } from './canonical.js';
 import { ID_WINDOW, recomputeRowHash } from './event-rows.js';
+
+/**
+ * How far apart the writers' clocks (and a late event's commit) may put an event's occurredAt and
+ * its place in the id order: the verifier's reasoning about retention allows for it.
+ */
+const CLOCK_TOLERANCE_MS = 3_600_000;
+
+/** A canonical instant moved by `ms`. */
+function shiftInstant(instant: string, ms: number): string {
+  return canonicalInstant(new Date(Date.parse(instant) + ms));
+}
 
 export type FindingKind =
   | 'modified'
@@ -183,12 +195,16 @@ export class AuditVerifier {
 
     // ------------------------------------------------------------------ which seals to compare
     const cutoff = canonicalInstant(yearsBefore(now, RETENTION_YEARS[store]));
+    const anchorAfter = shiftInstant(cutoff, CLOCK_TOLERANCE_MS);
     const from = options.from ? canonicalInstant(options.from) : null;
     const to = options.to ? canonicalInstant(options.to) : null;
     const checked: SealState[] = [];
     const skippedRanges: IdRanges[] = [];
     let expiredSeals = 0;
+    let before: StoredSeal | undefined;
     for (const seal of seals) {
+      const previousSeal = before;
+      before = seal;
       const expired = seal.lastOccurredAt < cutoff;
       const outside = (from !== null && seal.lastOccurredAt < from) || (to !== null && seal.firstOccurredAt > to);
       if (expired) expiredSeals++;
@@ -198,7 +214,12 @@ export class AuditVerifier {
       }
       checked.push({
         seal,
-        partlyExpired: seal.firstOccurredAt < cutoff,
+        // Only a seal whose events all came after what the seal before it covered (late ones aside)
+        // may have lost its oldest to retention: an event older than that, written after that seal
+        // was cut, was backdated, and must not make the events sealed with it deletable.
+        partlyExpired:
+          seal.firstOccurredAt < cutoff &&
+          (previousSeal === undefined || seal.firstOccurredAt >= shiftInstant(previousSeal.lastOccurredAt, -CLOCK_TOLERANCE_MS)),
         remaining: seal.count,
         digest: new SealDigest(),
         incomplete: false,
@@ -333,7 +354,10 @@ export class AuditVerifier {
           const at = order[p++]!;
           const s = coveredSeal[at]!;
           const state = checked[s]!;
-          if (!firstSurviving.has(s)) firstSurviving.set(s, id);
+          // the first survivor written clearly after the cutoff: ids follow the order of writing only
+          // within the writers' clock skew, so a survivor right at the cutoff proves nothing about
+          // the ids after it
+          if (!firstSurviving.has(s) && canonicalInstantFromText(String(row.occurred_at)) >= anchorAfter) firstSurviving.set(s, id);
           const hash = recomputed ?? MISSING_ROW_HASH;
           state.digest.add(id, hash);
           state.remaining--;
