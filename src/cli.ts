@@ -99,16 +99,19 @@ async function runJob(args: string[]): Promise<number> {
   const name = args[0] as MaintenanceJobName | undefined;
   if (!name || !(name in JOBS) || args.length > 1) throw new UsageError(`job needs one of: ${Object.keys(JOBS).join(', ')}`);
   const startedAt = new Date().toISOString();
+  let printed = false;
   try {
     return await withApplicationContext(async (app) => {
       const result = await JOBS[name](app);
       print(result);
+      printed = true;
       return EXIT_FOR_STATUS[result.status];
     });
   } catch (err) {
-    if (err instanceof ConfigValidationError) throw err;
+    // stdout holds one JSON document: a failure after the result (closing the application) is only told on stderr
+    if (err instanceof ConfigValidationError || printed) throw err;
     // the job never ran (the database unreachable, a migration missing…): still its JSON result
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorText(err);
     print({ job: name, status: 'failed', startedAt, finishedAt: new Date().toISOString(), error } satisfies JobResult);
     progress(`${name}: failed: ${error}`);
     return EXIT_FOR_STATUS.failed;
@@ -199,6 +202,17 @@ function repositoryRoot(): string {
   return dir;
 }
 
+/**
+ * An error's message, never empty: a connection refused on every address of a name (`localhost` as
+ * ::1 and 127.0.0.1) is an AggregateError with no message of its own, only its errors' and a code.
+ */
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (err.message) return err.message;
+  const inner = err instanceof AggregateError ? err.errors.map(errorText).filter(Boolean).join('; ') : '';
+  return inner || (err as NodeJS.ErrnoException).code || err.name;
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
@@ -215,7 +229,7 @@ main(process.argv.slice(2)).then(
       process.exit(1);
     }
     // what went wrong, in one line; the stack only when asked for (LOG_LEVEL=debug)
-    const detail = err instanceof Error ? (process.env.LOG_LEVEL === 'debug' ? (err.stack ?? err.message) : err.message) : String(err);
+    const detail = err instanceof Error && process.env.LOG_LEVEL === 'debug' && err.stack ? err.stack : errorText(err);
     process.stderr.write(`fatal: ${detail}\n`);
     process.exit(1);
   },
