@@ -9,7 +9,8 @@ import { SCHEDULED_LOCK_HOLD_MS } from '../maintenance/maintenance-job.runner.js
  * previous seal. The runs fall on the multiples of that period on the UTC clock (every 5 minutes:
  * :00, :05, …), the same instants on every replica, and hold the job lock for a while as the
  * cron jobs do (at most half the period), so of several replicas one seals and the others report
- * `busy`. A run that overlaps the previous one of this process is skipped.
+ * `busy` (unless that one failed: it releases the lock at once, and a later timer tries again). A
+ * run that overlaps the previous one of this process is skipped.
  */
 @Injectable()
 export class AuditSealJob implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -31,7 +31,8 @@ export interface JobRunOptions {
   /**
    * A run fired by the schedule: the job lock is kept until SCHEDULED_LOCK_HOLD_MS after the
    * start even when the work ended sooner, so that an instance whose timer fires a little later
-   * (clock skew, a busy event loop) finds the lock taken instead of running the job again.
+   * (clock skew, a busy event loop) finds the lock taken instead of running the job again. A run
+   * that failed releases it at once: another instance, or the operator's rerun, tries again.
    */
   scheduled?: boolean;
   /** how long that hold lasts, for a schedule shorter than a few minutes (default SCHEDULED_LOCK_HOLD_MS) */
