@@ -122,13 +122,14 @@ export class AuditSealService {
     let seq = previous?.seq ?? 0;
     let previousHash = previous?.storedSealHash ?? null;
     let written = 0;
-    for (let start = 0; start < covered.length; start += this.options.maxEventsPerSeal) {
-      const chunk = covered.slice(start, start + this.options.maxEventsPerSeal);
-      const isLast = start + this.options.maxEventsPerSeal >= covered.length;
+    const chunks = sealChunks(covered, lateIds, this.options.maxEventsPerSeal);
+    for (let c = 0, start = 0; c < chunks.length; start += chunks[c]!.length, c++) {
+      const chunk = chunks[c]!;
+      const isLast = c === chunks.length - 1;
       const chunkMax = chunk[chunk.length - 1]!.id;
       const upTo = isLast ? Math.max(highWater, fromId, chunkMax) : Math.max(fromId, chunkMax);
       // ids at or below upTo that this seal does not cover yet: still pending, or covered by a later chunk
-      const later = covered.slice(start + this.options.maxEventsPerSeal).map((r) => r.id);
+      const later = covered.slice(start + chunk.length).map((r) => r.id);
       const open = [...pending, ...later].filter((id) => id <= upTo).sort((a, b) => a - b);
       const digest = new SealDigest();
       let first = chunk[0]!.occurredAt;
@@ -181,4 +182,32 @@ export class AuditSealService {
       hash: r.row_hash ? r.row_hash.trim() : MISSING_ROW_HASH,
     }));
   }
+}
+
+/**
+ * The events of one run, cut into seals: at most `max` each, and a new seal at each UTC day of
+ * `occurredAt` (the late events, first, go with the first day). The verifier excuses a missing
+ * event only in the seal that reaches past the retention cutoff, before its first survivor: one
+ * day at most, where a backlog sealed at once (the first run after an upgrade, or after an outage)
+ * would otherwise put weeks of events in one seal. An event backdated among fresh ones gets a seal
+ * of its own, older than the one before it, which the verifier then never takes to reach past the
+ * cutoff.
+ */
+export function sealChunks<R extends { id: number; occurredAt: string }>(covered: readonly R[], lateIds: ReadonlySet<number>, max: number): R[][] {
+  const chunks: R[][] = [];
+  let current: R[] = [];
+  let day: string | undefined;
+  for (const r of covered) {
+    const late = lateIds.has(r.id);
+    const rowDay = r.occurredAt.slice(0, 10);
+    if (current.length >= max || (!late && day !== undefined && rowDay !== day)) {
+      chunks.push(current);
+      current = [];
+      day = undefined;
+    }
+    current.push(r);
+    if (!late && day === undefined) day = rowDay;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
 }

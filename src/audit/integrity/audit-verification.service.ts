@@ -390,7 +390,8 @@ export class AuditVerifier {
         newestGone.set(m.seal, m);
       }
     }
-    missing.push(...newestGone.values());
+    // a seal whose newest event is about to expire too may have lost it to retention
+    for (const m of newestGone.values()) if (checked[m.seal]!.seal.lastOccurredAt >= anchorAfter) missing.push(m);
 
     // Ids the store's sequence never handed out — zero and below, and above its high-water mark
     // read after the scan (every id the scan saw was drawn before it) — are written by no service:
