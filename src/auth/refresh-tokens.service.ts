@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { clippedText } from '../audit/integrity/event-rows.js';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type EntityManager, IsNull, type SelectQueryBuilder } from 'typeorm';
+import { clippedText } from '../audit/integrity/event-rows.js';
 import { APP_CONFIG, type AppConfig } from '../common/config/index.js';
 import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';

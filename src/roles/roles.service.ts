@@ -185,11 +185,12 @@ export class RolesService {
    * sees the new holder (rol_en_uso) instead of leaving an active user on an inactive role.
    */
   async lockForAssignment(codigo: string): Promise<RoleEntity | undefined> {
-    return this.lockShared('r.codigo = :codigo', { codigo });
-  }
-
-  private async lockShared(where: string, parameters: Record<string, unknown>): Promise<RoleEntity | undefined> {
-    const role = await this.txHost.tx.getRepository(RoleEntity).createQueryBuilder('r').setLock('pessimistic_read').where(where, parameters).getOne();
+    const role = await this.txHost.tx
+      .getRepository(RoleEntity)
+      .createQueryBuilder('r')
+      .setLock('pessimistic_read')
+      .where('r.codigo = :codigo', { codigo })
+      .getOne();
     return role ?? undefined;
   }
 

@@ -357,7 +357,8 @@ export class AuditVerifier {
           // the first survivor written clearly after the cutoff: ids follow the order of writing only
           // within the writers' clock skew, so a survivor right at the cutoff proves nothing about
           // the ids after it
-          if (!firstSurviving.has(s) && canonicalInstantFromText(String(row.occurred_at)) >= anchorAfter) firstSurviving.set(s, id);
+          if (state.partlyExpired && !firstSurviving.has(s) && canonicalInstantFromText(String(row.occurred_at)) >= anchorAfter)
+            firstSurviving.set(s, id);
           const hash = recomputed ?? MISSING_ROW_HASH;
           state.digest.add(id, hash);
           state.remaining--;

@@ -65,7 +65,7 @@ export function mssqlDriver(): MssqlModule {
 }
 
 /** The lock hint of a `pessimistic_write` read on SQL Server: conflicts with every other lock on the row, shared ones included. */
-export const EXCLUSIVE_ROW_LOCK = ' WITH (XLOCK, ROWLOCK)';
+const EXCLUSIVE_ROW_LOCK = ' WITH (XLOCK, ROWLOCK)';
 
 /**
  * TypeORM writes a `pessimistic_write` read as `WITH (UPDLOCK, ROWLOCK)` on SQL Server. An update
