@@ -70,7 +70,11 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (!access || !access.activo) throw unauthenticated();
     if (!access.sessionActive && !route.allowEndedSession) throw unauthenticated();
 
-    this.context.setActor(token.userId, access.username);
+    this.context.setActor(token.userId, access.username, {
+      sessionId: token.sessionId,
+      required,
+      endedSessionAllowed: route.allowEndedSession,
+    });
     request.user = {
       userId: token.userId,
       username: access.username,
@@ -147,6 +151,6 @@ function requiredByQuery(declared: readonly QueryPermission[], query: unknown): 
   return declared.filter((p) => params[p.param] !== undefined).map((p) => p.code);
 }
 
-function unauthenticated(): DomainError {
+export function unauthenticated(): DomainError {
   return new DomainError('no_autenticado', 'Se requiere un token de acceso válido');
 }

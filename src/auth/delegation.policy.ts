@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { SecurityEventsService } from '../audit/security-events.service.js';
+import { Clock } from '../common/context/clock.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { TracedRefusal } from '../common/errors/domain-error.js';
 import { SYSTEM_USERNAME } from '../users/system-user.js';
+import { unauthenticated } from './access.guard.js';
 import { EffectivePermissionsService, effectivePermissions } from './effective-permissions.service.js';
 
 /** What an operation asks of the caller beyond the route's own permission. */
@@ -28,7 +30,11 @@ export interface Delegation {
  *
  * Permissions are read here, from the store and inside the request's transaction when there is
  * one — never from what the guard attached to the request — so the check sees the state the
- * operation is about to change.
+ * operation is about to change. Inside that transaction the caller itself is checked again as the
+ * guard checked it (active, its session live, the route's permissions held): a user's creation and
+ * a password reset wait for a password hash between the guard and their write, seconds when the
+ * hashing queue is long, and would else complete for a caller deactivated, signed out or stripped
+ * of the permission meanwhile (401 `no_autenticado`, 403 `permiso_denegado`; nothing written).
  */
 @Injectable()
 export class DelegationPolicy {
@@ -37,6 +43,7 @@ export class DelegationPolicy {
     private readonly securityEvents: SecurityEventsService,
     private readonly context: RequestContext,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly clock: Clock,
   ) {}
 
   /** The user's effective permissions as the current transaction (if any) sees them; empty when it does not exist. */
@@ -49,6 +56,7 @@ export class DelegationPolicy {
    * `grants`. A caller holding every permission is never refused by it.
    */
   async assertDelegable(callerId: number, { target, grants = [] }: Delegation): Promise<void> {
+    await this.assertCallerStillAdmitted(callerId);
     if (target !== undefined && (await this.isOperatorActor(target))) {
       throw this.refusal(callerId, [], `El usuario ${SYSTEM_USERNAME} actúa por los comandos del operador: la API no lo modifica`);
     }
@@ -64,6 +72,24 @@ export class DelegationPolicy {
       ungranted.length
         ? `No puede otorgar permisos que no tiene: ${ungranted.join(', ')}`
         : `El usuario ${target} tiene permisos que usted no tiene: ${missing.join(', ')}`,
+    );
+  }
+
+  /**
+   * The guard's check of the caller, run again in the transaction about to write (class comment).
+   * Outside a transaction the guard's own check is as recent; the CLI has no guard.
+   */
+  private async assertCallerStillAdmitted(callerId: number): Promise<void> {
+    const admission = this.context.admission;
+    if (!admission || this.context.actorUserId !== callerId || !this.txHost.isTransactionActive()) return;
+    const { sessionId, required, endedSessionAllowed } = admission;
+    const access = await this.access.authorize(callerId, sessionId, this.clock.now(), required, this.txHost.tx);
+    if (!access?.activo || (!access.sessionActive && !endedSessionAllowed)) throw unauthenticated();
+    const missing = required.find((_code, i) => !access.holds[i]);
+    if (missing === undefined) return;
+    const metadata = { permission: missing, endpoint: this.context.endpoint, method: this.context.method };
+    throw new TracedRefusal('permiso_denegado', `Se requiere el permiso ${missing}`, () =>
+      this.securityEvents.record({ action: 'permission.denied', result: 'failure', actorUserId: callerId, metadata }),
     );
   }
 

@@ -136,12 +136,19 @@ export class EffectivePermissionsService {
 
   /**
    * The per-request check, one round trip: does the user exist and is it active, is the session
-   * `sessionId` one of its active ones at `now`, and which of `required` does it hold.
+   * `sessionId` one of its active ones at `now`, and which of `required` does it hold. `db`: the
+   * request's transaction when an operation checks its caller again before it writes.
    */
-  async authorize(userId: number, sessionId: string, now: Date, required: readonly string[]): Promise<RequestAuthorization | undefined> {
+  async authorize(
+    userId: number,
+    sessionId: string,
+    now: Date,
+    required: readonly string[],
+    db: DataSource | EntityManager = this.dataSource,
+  ): Promise<RequestAuthorization | undefined> {
     const values: Record<string, unknown> = { active: true, userId, sessionId, now };
     for (let i = 0; i < required.length; i++) values[`p${i}`] = required[i];
-    const row = await this.authorization(required.length).one(this.dataSource, values);
+    const row = await this.authorization(required.length).one(db, values);
     if (!row) return undefined;
     return {
       username: row.username,

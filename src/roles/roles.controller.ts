@@ -99,15 +99,22 @@ export class RolesController {
     operationId: 'deactivateRole',
     summary: 'Deactivate a role (soft delete)',
     description:
-      'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.',
+      'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`. ' +
+      "Delegation rule: deactivating takes the role's permissions away from its (inactive) holders, as emptying its set would, so every effective permission of each holder must be among the caller's; " +
+      'else 403 `privilegio_insuficiente` (after the 409): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.',
   })
   @ApiNoContentResponse({ description: 'The role is inactive.' })
-  @ApiErrors([400, BAD_CODE], 404, [
-    409,
-    'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).',
-  ])
-  async deactivate(@PathRoleCode() codigo: string): Promise<void> {
-    await this.roles.deactivate(codigo);
+  @ApiErrors(
+    [400, BAD_CODE],
+    [
+      403,
+      'The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or a holder of the role holds a permission the caller lacks (`privilegio_insuficiente`).',
+    ],
+    404,
+    [409, 'An active user holds the role (`rol_en_uso`), or the change would leave no administrator (`anti_lockout`).'],
+  )
+  async deactivate(@PathRoleCode() codigo: string, @CurrentUser() caller: AuthenticatedUser): Promise<void> {
+    await this.roles.deactivate(codigo, caller.userId);
   }
 
   @Post(':codigo/reactivate')

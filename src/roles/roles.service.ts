@@ -76,8 +76,15 @@ export class RolesService {
     return RolDto.of(await this.edits.apply({ entity: RoleEntity, row: role, changes, resource: 'rol', auditId: codigo }));
   }
 
-  /** DELETE: soft delete. 409 `rol_en_uso` while an active user holds the role; a repeat is a no-op. */
-  async deactivate(codigo: string): Promise<void> {
+  /**
+   * DELETE: soft delete. 409 `rol_en_uso` while an active user holds the role; a repeat is a no-op.
+   * Deactivating takes every permission of the role away from its (inactive) holders, as emptying
+   * its set would, so the delegation rule weighs them the same way: 403 `privilegio_insuficiente`
+   * unless the caller holds every effective permission of each of them. Without it a weaker manager
+   * could deactivate the role, reactivate a holder it then outranks, reset its password, and have
+   * the holder's permissions back once an administrator reactivated the role.
+   */
+  async deactivate(codigo: string, callerId: number): Promise<void> {
     await this.antiLockout.lock();
     const role = await this.find(codigo, true);
     await this.activation.set({
@@ -89,6 +96,8 @@ export class RolesService {
       check: async () => {
         const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
         if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
+        const refusal = await this.delegation.refusalOfHoldersOf(callerId, role, await this.permissions.ofRole(role.id));
+        if (refusal) throw refusal;
       },
       // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
       afterWrite: () => this.antiLockout.assertAdministratorRemains(),

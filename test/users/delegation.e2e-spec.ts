@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, type CreatedUser, expectProblem, type HttpResult, TestApp } from '../support/test-app.js';
+import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
+import { decodeJwt } from '../auth/support/auth-helpers.js';
 
 const USERS_MANAGE = 'administracion:usuarios:gestionar';
 const ROLES_MANAGE = 'administracion:roles:gestionar';
@@ -351,6 +353,37 @@ describe('delegation rule: administrators cannot escalate', () => {
         (await t.put(`/api/v1/roles/${mixed}/permisos`, { permisos: [USERS_MANAGE, RUBROS, ROLES_MANAGE] }, { token: manager.token })).status,
       ).toBe(200);
     });
+
+    it('deactivating a role takes its permissions from its inactive holders: refused unless the caller outranks each, so it cannot be the way to reset a stronger user', async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE, ROLES_MANAGE]));
+      const strong = await roleWith([USERS_MANAGE, RUBROS]);
+      const holder = await t.createUser(strong);
+      expect((await t.post(`/api/v1/users/${holder.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expectProblem(await t.post(`/api/v1/users/${holder.id}/password-reset`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
+
+      await expectRefused(manager, () => t.request('DELETE', `/api/v1/roles/${strong}`, { token: manager.token }), {
+        required: [RUBROS],
+        endpoint: '/api/v1/roles/:codigo',
+        method: 'DELETE',
+      });
+      expect((await t.get(`/api/v1/roles/${strong}`, { token: admin })).body.activo).toBe(true);
+      // still not the holder's to reactivate and reset
+      expectProblem(await t.post(`/api/v1/users/${holder.id}/reactivate`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
+
+      // 409 rol_en_uso comes first while an active user holds the role
+      const other = await t.createUser(strong);
+      expectProblem(await t.request('DELETE', `/api/v1/roles/${strong}`, { token: manager.token }), 409, 'rol_en_uso');
+      expect((await t.post(`/api/v1/users/${other.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+
+      // a role whose holders it outranks, and one without holders, it deactivates
+      const weak = await roleWith([USERS_MANAGE]);
+      const weakHolder = await t.createUser(weak);
+      expect((await t.post(`/api/v1/users/${weakHolder.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.request('DELETE', `/api/v1/roles/${weak}`, { token: manager.token })).status).toBe(204);
+      expect((await t.request('DELETE', `/api/v1/roles/${await roleWith([RUBROS])}`, { token: manager.token })).status).toBe(204);
+      // the administrator may: it holds everything
+      expect((await t.request('DELETE', `/api/v1/roles/${strong}`, { token: admin })).status).toBe(204);
+    });
   });
 
   describe('the self-rules bind the installed admin too; the subset rules never refuse it', () => {
@@ -464,6 +497,81 @@ describe('delegation rule: administrators cannot escalate', () => {
 
     it('answers 403 permiso_denegado, not privilegio_insuficiente, to a caller without the route permission', async () => {
       expectProblem(await t.post(`/api/v1/users/${adminId}/password-reset`, undefined, { token: roleManager.token }), 403, 'permiso_denegado');
+    });
+  });
+
+  /**
+   * A user's creation and a password reset wait for a password hash between the guard and their
+   * write (seconds, when the hashing queue is long). Staged here by holding the row the write's
+   * transaction locks first (the target user, the role to assign) while the caller is deactivated,
+   * signed out or stripped of the permission; then the write checks its caller again.
+   */
+  describe('an operation that waited checks its caller again before it writes', () => {
+    const falseSql = () => (t.engine === 'mssql' ? '0' : 'false');
+    const passwordHashOf = async (id: number) => (await t.query('SELECT password_hash FROM users WHERE id = $1', [id]))[0].password_hash as string;
+
+    it('a password reset whose caller was deactivated meanwhile is 401: no temporary password, nothing written', async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE]));
+      const target = await t.createUser('cajero');
+      const [hash, events] = [await passwordHashOf(target.id), await auditCount()];
+      const res = await raceWithHeldRows(t.db, t.engine, {
+        what: 'the password reset',
+        hold: (sql) => sql(lockRowSql(t.engine, 'users'), [target.id]),
+        request: () => t.post(`/api/v1/users/${target.id}/password-reset`, undefined, { token: manager.token }),
+        meanwhile: (sql) => sql(`UPDATE users SET activo = ${falseSql()} WHERE id = $1`, [manager.id]),
+      });
+      expectProblem(res, 401, 'no_autenticado');
+      expect(res.body).not.toHaveProperty('temporaryPassword');
+      expect(await passwordHashOf(target.id)).toBe(hash);
+      expect(await auditCount()).toBe(events);
+    });
+
+    it('a password reset whose caller signed out meanwhile is 401', async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE]));
+      const target = await t.createUser('cajero');
+      const hash = await passwordHashOf(target.id);
+      const sid = decodeJwt(manager.token).payload.sid as string;
+      const res = await raceWithHeldRows(t.db, t.engine, {
+        what: 'the password reset',
+        hold: (sql) => sql(lockRowSql(t.engine, 'users'), [target.id]),
+        request: () => t.post(`/api/v1/users/${target.id}/password-reset`, undefined, { token: manager.token }),
+        meanwhile: (sql) => sql('UPDATE sessions SET ended_at = $1, ended_reason = $2 WHERE id = $3', [new Date(), 'logout', sid]),
+      });
+      expectProblem(res, 401, 'no_autenticado');
+      expect(await passwordHashOf(target.id)).toBe(hash);
+    });
+
+    it("a user's creation whose caller lost the permission meanwhile is 403 permiso_denegado: no user, no audit event, the security event", async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE]));
+      const role = await roleWith([]);
+      const roleId = Number((await t.query('SELECT id FROM roles WHERE codigo = $1', [role]))[0].id);
+      const body = newUserBody(role);
+      const events = await auditCount();
+      const denied = JSON.stringify({ granted: [], denied: [USERS_MANAGE] });
+      const res = await raceWithHeldRows(t.db, t.engine, {
+        what: "the user's creation",
+        hold: (sql) => sql(lockRowSql(t.engine, 'roles'), [roleId]),
+        request: () => t.post('/api/v1/users', body, { token: manager.token }),
+        meanwhile: (sql) => sql('UPDATE users SET permission_overrides = $1 WHERE id = $2', [denied, manager.id]),
+      });
+      expectProblem(res, 403, 'permiso_denegado');
+      expect(await t.query('SELECT id FROM users WHERE username = $1', [body.username])).toEqual([]);
+      expect(await auditCount()).toBe(events);
+      const denial = await lastDenial();
+      expect(denial).toMatchObject({ action: 'permission.denied', result: 'failure', actor_user_id: manager.id });
+      expect(denial.metadata).toEqual({ permission: USERS_MANAGE, endpoint: '/api/v1/users', method: 'POST' });
+    });
+
+    it('a caller still admitted writes as before', async () => {
+      const manager = await t.createUser(await roleWith([USERS_MANAGE]));
+      const target = await t.createUser('cajero');
+      const res = await raceWithHeldRows(t.db, t.engine, {
+        what: 'the password reset',
+        hold: (sql) => sql(lockRowSql(t.engine, 'users'), [target.id]),
+        request: () => t.post(`/api/v1/users/${target.id}/password-reset`, undefined, { token: manager.token }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.temporaryPassword).toEqual(expect.any(String));
     });
   });
 });

@@ -20,11 +20,23 @@ export interface RequestStore extends ClsStore {
    */
   tokenSubject?: number;
   /**
+   * What the access guard admitted the actor on: the token's session, the permissions the route
+   * required, and whether the route serves an ended session (logout). An operation that writes long
+   * after the guard (one that waited for a password hash) checks the same again (DelegationPolicy).
+   */
+  admission?: Admission;
+  /**
    * The row version an `If-Match` header was checked against, and whether it named another
    * representation (`stale`: the change answers 412 at its write); cleared once the change's write
    * compared it (common/versioning)
    */
   ifMatchVersion?: { table: string; column: string; version: number; stale: boolean };
+}
+
+export interface Admission {
+  sessionId: string;
+  required: readonly string[];
+  endedSessionAllowed: boolean;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -73,11 +85,17 @@ export class RequestContext {
   get actorUserId(): number | undefined {
     return requestStore(this.cls)?.actorUserId;
   }
-  setActor(userId: number, username?: string): void {
+  setActor(userId: number, username?: string, admission?: Admission): void {
     const store = requestStore(this.cls);
     if (!store) throw new Error('RequestContext.setActor: no request context is active');
     store.actorUserId = userId;
     if (username !== undefined) store.actorUsername = username;
+    if (admission !== undefined) store.admission = admission;
+  }
+
+  /** What the access guard admitted the actor on (RequestStore.admission), if a guard did. */
+  get admission(): Admission | undefined {
+    return requestStore(this.cls)?.admission;
   }
 
   /** The verified token's subject, for the turns at the connection pool (RequestStore.tokenSubject). */
