@@ -84,23 +84,44 @@ export class AuthService {
       }
 
       const previousLogin = user.ultimoLogin;
-      const refresh = await this.txHost.withTransaction(async () => {
-        // Only while the user is still active with the password just verified: a deactivation,
-        // password change or reset that committed while the hash was compared would not revoke the
-        // session opened here. Those writes update this row before they revoke the user's
-        // sessions, so either this UPDATE waits for them and then matches nothing, or they wait
-        // for this transaction and revoke its session with the others.
-        const claimed = await this.txHost.tx.update(
-          UserEntity,
-          { id: user.id, activo: true, passwordHash: user.passwordHash },
-          { ultimoLogin: this.clock.now() },
-        );
-        return claimed.affected ? this.refreshTokens.issue(user.id) : null;
-      });
+      // A hash of another cost (BCRYPT_ROUNDS changed since it was made) is replaced by one of the
+      // configured cost in the same UPDATE: until then its compares take another time than the
+      // dummy's of an unknown username, and response times would tell who exists.
+      const rehashed = this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(dto.password) : undefined;
+      const open = (verifiedHash: string) =>
+        this.txHost.withTransaction(async () => {
+          // Only while the user is still active with the password just verified: a deactivation,
+          // password change or reset that committed while the hash was compared would not revoke the
+          // session opened here. Those writes update this row before they revoke the user's
+          // sessions, so either this UPDATE waits for them and then matches nothing, or they wait
+          // for this transaction and revoke its session with the others.
+          const claimed = await this.txHost.tx.update(
+            UserEntity,
+            { id: user.id, activo: true, passwordHash: verifiedHash },
+            rehashed ? { ultimoLogin: this.clock.now(), passwordHash: rehashed } : { ultimoLogin: this.clock.now() },
+          );
+          return claimed.affected ? this.refreshTokens.issue(user.id) : null;
+        });
+      let refresh = await open(user.passwordHash);
       if (!refresh) {
-        outcome = 'failure';
-        const current = await this.txHost.tx.getRepository(UserEntity).findOne({ where: { id: user.id }, select: { id: true, activo: true } });
-        return await this.failLogin(dto.username, current?.activo ? 'invalid_password' : current ? 'user_inactive' : 'user_not_found', user.id);
+        const current = await this.txHost.tx
+          .getRepository(UserEntity)
+          .createQueryBuilder('u')
+          .addSelect('u.passwordHash')
+          .where('u.id = :id', { id: user.id })
+          .getOne();
+        // another sign-in of this user replaced the old-cost hash meanwhile: the password is the same
+        if (
+          rehashed &&
+          current?.activo &&
+          !this.hasher.needsRehash(current.passwordHash) &&
+          (await this.hasher.verify(dto.password, current.passwordHash))
+        )
+          refresh = await open(current.passwordHash);
+        if (!refresh) {
+          outcome = 'failure';
+          return await this.failLogin(dto.username, current?.activo ? 'invalid_password' : current ? 'user_inactive' : 'user_not_found', user.id);
+        }
       }
       const accessToken = this.tokens.signAccessToken({ userId: user.id, username: user.username, rol: access.rol, sessionId: refresh.familyId });
       outcome = 'success';

@@ -70,6 +70,19 @@ export class PasswordHasher implements OnModuleInit {
   }
 
   /**
+   * Whether `hash` was made at another cost than the configured one (`BCRYPT_ROUNDS` changed since):
+   * its compares take another time than the dummy's, so sign-in replaces it once the password is
+   * known. A hash whose cost cannot be read is left as it is.
+   */
+  needsRehash(hash: string): boolean {
+    try {
+      return bcrypt.getRounds(hash) !== this.config.bcryptRounds;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Spends exactly one compare against a hash of the configured cost, so an unknown username
    * costs what a wrong password costs and response times do not reveal who exists.
    */

@@ -177,6 +177,48 @@ describe('auth: login', () => {
     expect(compare).toHaveBeenCalledTimes(1);
   });
 
+  describe('a hash of another cost than BCRYPT_ROUNDS (the setting changed since it was made)', () => {
+    const hashOf = async (id: number) => (await t.query('SELECT password_hash FROM users WHERE id = $1', [id]))[0].password_hash as string;
+    /** a user whose stored hash has cost 5; the tests run with BCRYPT_ROUNDS=4 */
+    const userOfCost5 = async () => {
+      const user = await t.createUser('cajero');
+      await t.query('UPDATE users SET password_hash = $1 WHERE id = $2', [await bcrypt.hash(user.password, 5), user.id]);
+      return user;
+    };
+
+    it('is replaced by one of the configured cost at the next sign-in, so its compares time like the dummy hash; the password stays', async () => {
+      const user = await userOfCost5();
+      expectProblem(await t.post(LOGIN, { username: user.username, password: 'wrong-password-3' }), 401, 'credenciales_invalidas');
+      expect(bcrypt.getRounds(await hashOf(user.id))).toBe(5);
+
+      expect((await t.post(LOGIN, { username: user.username, password: user.password })).status).toBe(200);
+      const rehashed = await hashOf(user.id);
+      expect(bcrypt.getRounds(rehashed)).toBe(4);
+      expect(await bcrypt.compare(user.password, rehashed)).toBe(true);
+      // a hash of the configured cost is kept as it is
+      expect((await t.post(LOGIN, { username: user.username, password: user.password })).status).toBe(200);
+      expect(await hashOf(user.id)).toBe(rehashed);
+    });
+
+    it('two sign-ins of the user at once both open their session, though the first replaced the hash the second compared', async () => {
+      const user = await userOfCost5();
+      const before = Number((await t.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = $1 AND ended_at IS NULL', [user.id]))[0].n);
+      const [first, second] = await raceWithHeldRows(t.db, t.engine, {
+        what: 'the two sign-ins',
+        hold: (sql) => sql(lockRowSql(t.engine, 'users'), [user.id]),
+        request: () =>
+          Promise.all([
+            t.post(LOGIN, { username: user.username, password: user.password }),
+            t.post(LOGIN, { username: user.username, password: user.password }),
+          ]),
+        waiting: 2,
+      });
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(Number((await t.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = $1 AND ended_at IS NULL', [user.id]))[0].n)).toBe(before + 2);
+      expect(bcrypt.getRounds(await hashOf(user.id))).toBe(4);
+    });
+  });
+
   it('uses the password exactly as sent: surrounding spaces are part of it, never trimmed', async () => {
     const user = await t.createUser('cajero', { password: '  Spaced-Password-9  ' });
     expect((await t.post(LOGIN, { username: user.username, password: '  Spaced-Password-9  ' })).status).toBe(200);

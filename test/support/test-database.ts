@@ -35,10 +35,10 @@ export function sqlFor(variants: { postgres: string; mssql: string }): string {
 
 /** Writes `$1, $2…` placeholders in the engine's own style (`@0, @1…` on SQL Server). */
 /**
- * Waits until a session other than `runner`'s waits on a lock `runner` holds (PostgreSQL: any
+ * Waits until `count` sessions other than `runner`'s wait on a lock `runner` holds (PostgreSQL: any
  * session of this database waiting on a lock while `runner` is in a transaction).
  */
-async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: string): Promise<void> {
+async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: string, count = 1): Promise<void> {
   const probe =
     engine === 'mssql'
       ? 'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE blocking_session_id = @@SPID'
@@ -46,7 +46,7 @@ async function waitUntilBlocked(runner: QueryRunner, engine: Engine, what: strin
   for (let i = 0; ; i++) {
     // pg_stat_activity is read once per transaction unless its snapshot is cleared
     if (engine === 'postgres') await runner.query('SELECT pg_stat_clear_snapshot()');
-    if (Number((await runner.query(probe))[0].n) > 0) return;
+    if (Number((await runner.query(probe))[0].n) >= count) return;
     if (i > 2000) throw new Error(`${what} never waited on the lock`);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -67,7 +67,14 @@ type RunSql = (sql: string, params?: unknown[]) => Promise<unknown>;
 export async function raceWithHeldRows<T>(
   db: DataSource,
   engine: Engine,
-  race: { what: string; hold: (sql: RunSql) => Promise<unknown>; request: () => Promise<T>; meanwhile?: (sql: RunSql) => Promise<unknown> },
+  race: {
+    what: string;
+    hold: (sql: RunSql) => Promise<unknown>;
+    request: () => Promise<T>;
+    meanwhile?: (sql: RunSql) => Promise<unknown>;
+    /** how many sessions the request makes wait on the held rows before `meanwhile` runs (1) */
+    waiting?: number;
+  },
 ): Promise<T> {
   const runner = db.createQueryRunner();
   const sql: RunSql = (text, params = []) => runner.query(placeholders(engine, text), params);
@@ -76,7 +83,7 @@ export async function raceWithHeldRows<T>(
   try {
     await race.hold(sql);
     const answer = race.request();
-    await waitUntilBlocked(runner, engine, race.what);
+    await waitUntilBlocked(runner, engine, race.what, race.waiting);
     await race.meanwhile?.(sql);
     await runner.commitTransaction();
     return await answer;

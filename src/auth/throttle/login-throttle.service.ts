@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { In, LessThanOrEqual } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../common/config/index.js';
@@ -66,7 +67,29 @@ export interface ThrottledAccount {
  */
 export function throttleSubjects(username: string, ip: string | null): { global: string; pair: string } {
   const global = createHash('sha256').update(username, 'utf8').digest('hex');
-  return { global, pair: `${global}@${(ip ?? '').slice(0, 180)}` };
+  return { global, pair: `${global}@${(ip === null ? '' : throttledAddress(ip)).slice(0, 180)}` };
+}
+
+/**
+ * The client a per-address limit counts: an IPv4 address (also written IPv4-mapped, `::ffff:a.b.c.d`)
+ * as it is, an IPv6 address by its /64 — one subscriber's network, whose 2^64 addresses a client
+ * picks from freely, so each address a budget of its own would be no limit at all.
+ */
+export function throttledAddress(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const address = ip.split('%')[0]!;
+  if (!isIPv6(address)) return ip;
+  const [head = '', tail] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // a trailing dotted IPv4 part stands for two groups
+  const rightGroups = right.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
+  const groups = [...left, ...Array<string>(tail === undefined ? 0 : 8 - left.length - rightGroups).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** Seconds until the blocking failure (at `blockingAt`) leaves the window; at least 1. */
@@ -124,7 +147,7 @@ export class LoginThrottleService {
         { count: 'global', scope: 'user', subject: global, max: maxFailuresPerUserGlobal },
       );
     }
-    if (ip) scopes.push({ count: 'ip', scope: 'ip', subject: ip.slice(0, 256), max: maxFailuresPerIp });
+    if (ip) scopes.push({ count: 'ip', scope: 'ip', subject: throttledAddress(ip).slice(0, 256), max: maxFailuresPerIp });
     // one row per statement: SQL Server does not return OUTPUT rows in insertion order, so ids of a
     // multi-row insert cannot be matched to their scopes by position
     const rows: Counted[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { retryAfterSeconds, throttleSubjects } from './login-throttle.service.js';
+import { retryAfterSeconds, throttledAddress, throttleSubjects } from './login-throttle.service.js';
 
 describe('login throttle rules', () => {
   const now = new Date('2025-03-01T12:00:00.000Z');
@@ -27,6 +27,19 @@ describe('login throttle rules', () => {
     expect(a.global).toBe(b.global);
     expect(a.pair).not.toBe(b.pair);
     expect(a.pair).not.toBe(a.global);
+  });
+
+  it('counts an IPv6 client by its /64 (its network picks any of 2^64 addresses), an IPv4 one by its address, also when IPv4-mapped', () => {
+    expect(throttledAddress('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(throttledAddress('2001:0db8:0001:0002:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(throttledAddress('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(throttledAddress('::1')).toBe('0:0:0:0::/64');
+    expect(throttledAddress('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(throttledAddress('2001:db8:1:2::10.0.0.1')).toBe('2001:db8:1:2::/64');
+    expect(throttledAddress('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(throttledAddress('10.0.0.1')).toBe('10.0.0.1');
+    expect(throttleSubjects('ana', '2001:db8:1:2::7').pair).toBe(throttleSubjects('ana', '2001:db8:1:2:8::9').pair);
+    expect(throttleSubjects('ana', '2001:db8:1:2::7').pair).not.toBe(throttleSubjects('ana', '2001:db8:1:3::7').pair);
   });
 
   it('keys with lower-case hex only, so a case-insensitive collation cannot merge two usernames', () => {
