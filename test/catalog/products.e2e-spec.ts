@@ -231,6 +231,44 @@ describe('products', () => {
       expectProblem(await t.post(`${ADMIN}/${product.id}/reactivate`, undefined, { token: admin }), 409, 'rubro_inactivo');
     });
 
+    it('lets an inactive product whose rubro and type were deactivated after it be re-sent (200, nothing written) and renamed in them, but not moved to another inactive one', async () => {
+      const r = await createRubro(t, admin, `Se apaga ${uid()}`);
+      const pt = await createProductType(t, admin);
+      const product = await createProduct(t, admin, r.id, pt.id);
+      await t.post(`${ADMIN}/${product.id}/deactivate`, undefined, { token: admin });
+      expect((await t.post(`/api/v1/admin/rubros/${r.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      expect((await t.post(`/api/v1/admin/product-types/${pt.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      const before = await t.get(`${READ}/${product.id}`, { token: admin });
+      const events = Number((await t.query('SELECT COUNT(*) AS n FROM audit_events'))[0].n);
+
+      const same = await t.put(
+        `${ADMIN}/${product.id}`,
+        { nombre: `Producto ${product.codigo}`, rubroId: r.id, productTypeId: pt.id },
+        { token: admin },
+      );
+      expect(same.status).toBe(200);
+      expect(same.headers.etag).toBe(before.headers.etag);
+      expect(Number((await t.query('SELECT COUNT(*) AS n FROM audit_events'))[0].n)).toBe(events);
+
+      const renamed = await t.put(`${ADMIN}/${product.id}`, { nombre: 'Renombrado inactivo', rubroId: r.id, productTypeId: pt.id }, { token: admin });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({ nombre: 'Renombrado inactivo', activo: false, rubroId: r.id, productTypeId: pt.id });
+
+      const other = await inactiveRubro();
+      expectProblem(
+        await t.put(`${ADMIN}/${product.id}`, { nombre: 'x', rubroId: other.id, productTypeId: pt.id }, { token: admin }),
+        409,
+        'rubro_inactivo',
+      );
+      // an active product's rubro and type are always checked
+      const active = await createProduct(t, admin, rubro.id, type.id);
+      expectProblem(
+        await t.put(`${ADMIN}/${active.id}`, { nombre: 'x', rubroId: rubro.id, productTypeId: (await inactiveType()).id }, { token: admin }),
+        409,
+        'tipo_producto_inactivo',
+      );
+    });
+
     it('answers 404 for an unknown product', async () => {
       expectProblem(await t.post(`${ADMIN}/999999/deactivate`, undefined, { token: admin }), 404, 'no_encontrado');
       expectProblem(await t.post(`${ADMIN}/999999/reactivate`, undefined, { token: admin }), 404, 'no_encontrado');

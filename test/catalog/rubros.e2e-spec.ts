@@ -168,6 +168,21 @@ describe('rubros', () => {
       expectProblem(await t.post(`${BASE}/${other.id}/move`, { parentId: leaf.id }, { token: admin }), 409, 'rubro_con_avisos');
     });
 
+    it('rejects reactivating a child under a rubro that got avisos while the child was inactive (409 rubro_con_avisos); the leaf stays a leaf', async () => {
+      const parent = await createRubro(t, admin, `Padre ${uid()}`);
+      const child = await createRubro(t, admin, 'Hijo', parent.id);
+      expect((await t.post(`${BASE}/${child.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
+      await addAviso(parent.id);
+      const events = Number((await t.query('SELECT COUNT(*) AS n FROM audit_events'))[0].n);
+      expectProblem(await t.post(`${BASE}/${child.id}/reactivate`, undefined, { token: admin }), 409, 'rubro_con_avisos');
+      expect((await t.get(`${BASE}/${child.id}`, { token: admin })).body.activo).toBe(false);
+      expect(Number((await t.query('SELECT COUNT(*) AS n FROM audit_events'))[0].n)).toBe(events);
+      // moved to a parent that may hold children, it reactivates
+      const other = await createRubro(t, admin, `Otro ${uid()}`);
+      expect((await t.post(`${BASE}/${child.id}/move`, { parentId: other.id }, { token: admin })).status).toBe(200);
+      expect((await t.post(`${BASE}/${child.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
+    });
+
     it('reports tieneAvisos on the rubro and in the tree', async () => {
       const root = await createRubro(t, admin, `Marcado ${uid()}`);
       const child = await createRubro(t, admin, 'Con aviso', root.id);

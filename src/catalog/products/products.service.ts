@@ -75,9 +75,17 @@ export class ProductsService {
 
   async update(id: number, dto: UpdateProductDto): Promise<ProductDto> {
     const product = await this.lock(id);
-    await this.requireActiveReferences(dto.rubroId, dto.productTypeId);
+    await this.requireExistingReferences(dto.rubroId, dto.productTypeId);
     const changes = { nombre: dto.nombre, rubroId: dto.rubroId, productTypeId: dto.productTypeId };
-    return ProductDto.of(await this.edits.apply({ entity: ProductEntity, row: product, changes, resource: 'producto' }));
+    // Only a real change is checked (a PUT repeating the record is 200, whatever became of its
+    // references). An active product needs active references; an inactive one only those it is
+    // given anew: it keeps, and may be renamed in, the rubro or type that was deactivated after it.
+    const check = () =>
+      this.requireActive(
+        product.activo || dto.rubroId !== product.rubroId ? dto.rubroId : undefined,
+        product.activo || dto.productTypeId !== product.productTypeId ? dto.productTypeId : undefined,
+      );
+    return ProductDto.of(await this.edits.apply({ entity: ProductEntity, row: product, changes, resource: 'producto', check }));
   }
 
   async deactivate(id: number): Promise<ProductDto> {
@@ -100,11 +108,21 @@ export class ProductsService {
 
   /** Missing references are 404 (rubro first); then an inactive rubro, then an inactive product type, are 409. */
   private async requireActiveReferences(rubroId: number, productTypeId: number): Promise<void> {
+    await this.requireExistingReferences(rubroId, productTypeId);
+    await this.requireActive(rubroId, productTypeId);
+  }
+
+  /** 404 for a rubro or product type that does not exist. */
+  private async requireExistingReferences(rubroId: number, productTypeId: number): Promise<void> {
     const tx = this.txHost.tx;
     if (!(await tx.existsBy(RubroEntity, { id: rubroId }))) throw new NotFoundError('Rubro', rubroId);
     if (!(await tx.existsBy(ProductTypeEntity, { id: productTypeId }))) throw new NotFoundError('Tipo de producto', productTypeId);
-    await this.rubros.requireActiveForProduct(rubroId);
-    await this.types.requireActiveForProduct(productTypeId);
+  }
+
+  /** 409 for an inactive one of those given; each stays share-locked until the transaction ends. */
+  private async requireActive(rubroId: number | undefined, productTypeId: number | undefined): Promise<void> {
+    if (rubroId !== undefined) await this.rubros.requireActiveForProduct(rubroId);
+    if (productTypeId !== undefined) await this.types.requireActiveForProduct(productTypeId);
   }
 
   private find(id: number): Promise<ProductEntity> {

@@ -112,10 +112,10 @@ export class RubrosController {
     operationId: 'reactivateRubro',
     summary: 'Reactivate a rubro',
     description:
-      'The parent must be active (409 `rubro_inactivo`) and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.',
+      'The parent must be active (409 `rubro_inactivo`) and may hold children (a rubro with avisos is a leaf: 409 `rubro_con_avisos`), and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.',
   })
   @ApiOkResponse({ type: RubroDto })
-  @ApiErrors(400, 404, [409, '`rubro_inactivo` or `duplicado`.'])
+  @ApiErrors(400, 404, [409, '`rubro_inactivo`, `rubro_con_avisos` or `duplicado`.'])
   reactivate(@PathId() id: number): Promise<RubroDto> {
     return this.rubros.reactivate(id);
   }

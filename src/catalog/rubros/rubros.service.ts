@@ -121,7 +121,11 @@ export class RubrosService {
     });
   }
 
-  /** An active rubro always hangs from active ancestors: the parent must be active. Idempotent. */
+  /**
+   * An active rubro always hangs from active ancestors: the parent must be active (409
+   * `rubro_inactivo`), and may hold children (a rubro with avisos is a leaf: 409
+   * `rubro_con_avisos`, as for a create or a move under it). Idempotent.
+   */
   async reactivate(id: number): Promise<RubroDto> {
     await this.rubros.lockTree('shared');
     const [locked] = await this.rubros.lockRows([id], 'pessimistic_write');
@@ -129,7 +133,7 @@ export class RubrosService {
     const { rubro, chain } = await this.find(id);
     return this.setActivo(rubro, true, async () => {
       const parent = chain[1];
-      if (parent && !parent.activo) throw new DomainError('rubro_inactivo', `El rubro padre ${parent.id} está inactivo`);
+      if (parent) this.checkCanHoldChildren(parent);
       await this.checkNameFree(rubro.parentId, rubro.nombre, id);
     });
   }
