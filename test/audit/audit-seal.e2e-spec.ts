@@ -129,6 +129,25 @@ describe('tamper-evident audit trail', () => {
       expect((await verify()).intact).toBe(true);
     });
 
+    onlyOn('postgres', 'SQL Server stores no year before 1')(
+      'names an event moved to its own date before Christ, which reads as the same text where the era is not written',
+      async () => {
+        const [{ t: original }] = await t.query(`SELECT occurred_at::text AS t FROM audit_events WHERE id = $1`, [b]);
+        await t.query(`CREATE TABLE audit_events_bc PARTITION OF audit_events FOR VALUES FROM (MINVALUE) TO ('0001-01-01 00:00:00+00')`);
+        try {
+          await t.query(
+            `UPDATE audit_events SET occurred_at = (to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00 BC')::timestamptz WHERE id = $1`,
+            [b],
+          );
+          expect(findings(await verify())).toEqual([{ kind: 'modified', id: b }]);
+          await t.query(`UPDATE audit_events SET occurred_at = $1::timestamptz WHERE id = $2`, [original, b]);
+        } finally {
+          await t.query(`DROP TABLE audit_events_bc`);
+        }
+        expect((await verify()).intact).toBe(true);
+      },
+    );
+
     it('names a changed event even when its row_hash was recomputed to match the new fields', async () => {
       const before = await rowOf(b);
       const { sql, parameters } = dialect.eventRows('audit_events', { ids: [b] }, 'full');
@@ -200,7 +219,8 @@ describe('tamper-evident audit trail', () => {
 
     it('names events at ids the sequence never handed out (zero and below, and beyond it), and passes once they are removed', async () => {
       const medio = await rowOf(a);
-      const beyond = Number((await t.query('SELECT MAX(id) AS m FROM audit_events'))[0].m) + 100_000;
+      // far beyond: the verifier jumps over ids nobody wrote instead of reading them window by window
+      const beyond = Number((await t.query('SELECT MAX(id) AS m FROM audit_events'))[0].m) + 1_000_000_000_000;
       await putBack({ ...medio, id: -1, target_id: 'forged' });
       await putBack({ ...medio, id: 0, target_id: 'forged' });
       // SQL Server moves its identity past an explicit higher id, so only zero and below are forged there for sure
@@ -330,6 +350,34 @@ describe('tamper-evident audit trail', () => {
       expect((await verify()).intact).toBe(true);
     });
 
+    it('names a seal altered into ids that are no ranges, or billions of them, as malformed instead of failing, and the seal job refuses to chain to it', async () => {
+      await createMedio();
+      await seal();
+      const [newest] = (await t.app.get(AuditSealsRepository).all(t.db, 'audit_events')).slice(-1);
+      const alter = (column: 'ids' | 'pending', value: string) =>
+        t.query(`UPDATE audit_seals SET ${column} = $1 WHERE store = 'audit_events' AND seq = $2`, [value, newest!.seq]);
+      const kinds = async () => (await verify()).stores[0]!.findings.map((f) => f.kind);
+
+      await alter('ids', `${newest!.firstId}-${newest!.lastId}x`);
+      expect(await kinds()).toEqual(expect.arrayContaining(['seal_malformed', 'seal_signature', 'seal_modified']));
+      await alter('ids', '1-9000000000000');
+      expect(await kinds()).toEqual(expect.arrayContaining(['seal_malformed', 'seal_signature']));
+      await alter('ids', newest!.ids);
+
+      // a pending list of billions of ids: the job would list them all and run out of memory
+      await alter('pending', `${newest!.upTo + 1}-9999999999`);
+      expect(await kinds()).toEqual(expect.arrayContaining(['seal_malformed', 'seal_signature']));
+      await createMedio();
+      const refused = await quickSealer(t).run();
+      expect(refused.status).toBe('failed');
+      expect(refused.error).toMatch(/the newest seal \(#\d+\) does not verify against the seal keys; sealing stops/);
+      expect((await t.app.get(AuditSealsRepository).all(t.db, 'audit_events')).slice(-1)[0]!.seq).toBe(newest!.seq);
+
+      await alter('pending', newest!.pending);
+      expect((await quickSealer(t).run()).status).toBe('ok');
+      expect((await verify()).intact).toBe(true);
+    });
+
     it('verifies offline with only the public key, and refuses seals whose key it is not given', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
       const pem = join(dir, 'audit-public.pem');
@@ -371,9 +419,16 @@ describe('tamper-evident audit trail', () => {
       expect(readdirSync(elsewhere)).toEqual([]);
     });
 
-    it('refuses a window whose --from is later than its --to (exit 64) instead of reporting an empty comparison as intact', async () => {
+    it('refuses a window whose --from is later than its --to, or that holds no sealed event, or a date that does not exist (exit 64) instead of reporting an empty comparison as intact', async () => {
       await expect(cli('--from', '2026-11-25T00:00:00Z', '--to', '2026-11-24T00:00:00Z')).rejects.toThrow('--from must not be later than --to');
-      expect((await cli('--from', '2026-11-24T00:00:00Z', '--to', '2026-11-24T00:00:00Z')).code).toBe(0);
+      await expect(cli('--from', '2090-01-01T00:00:00Z')).rejects.toThrow('no seal covers events within --from/--to: nothing was compared');
+      await expect(cli('--to', '2000-01-01T00:00:00Z')).rejects.toThrow('no seal covers events within --from/--to');
+      await expect(cli('--from', '2026-02-30T00:00:00Z')).rejects.toThrow('--from needs an ISO instant');
+      await expect(cli('--from', '2026-02-28')).rejects.toThrow('--from needs an ISO instant');
+      // a window around the sealed events compares them
+      const day = 86_400_000;
+      const around = ['--from', new Date(Date.now() - day).toISOString(), '--to', new Date(Date.now() + day).toISOString()];
+      expect((await cli(...around)).code).toBe(0);
     });
   });
 
@@ -629,13 +684,45 @@ describe('tamper-evident audit trail: the seal across the retention cutoff', () 
   });
 });
 
-/** An audit event written as the service writes it (hash included), at `occurredAt`, through `db`; its id. */
-async function writeHashedEvent(
-  db: { query(sql: string, parameters?: unknown[]): Promise<any> },
-  engine: string,
-  action: string,
-  occurredAt: Date,
-): Promise<number> {
+/**
+ * An event past the retention cutoff that retention has not removed yet (it runs once a year):
+ * still stored and served, so still compared.
+ */
+describe('tamper-evident audit trail: events past the retention cutoff, still stored', () => {
+  let t: TestApp;
+  let dialect: SqlDialect;
+  const DAY = 86_400_000;
+
+  beforeAll(async () => {
+    t = await TestApp.create({ env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'audit-expired-')) } });
+    dialect = t.app.get<SqlDialect>(SQL_DIALECT);
+  });
+  afterAll(() => t.close());
+
+  const verify = (): Promise<VerificationReport> => t.app.get(AuditIntegrityService).verify();
+  const findings = (r: VerificationReport) => r.stores.flatMap((s) => s.findings.map((f) => ({ kind: f.kind, id: f.id })));
+
+  it('names a change to one of them (its row_hash rewritten to match); its deletion is retention’s, no finding', async () => {
+    const occurredAt = new Date(yearsBefore(new Date(), 10).getTime() - 40 * DAY);
+    await dialect.ensureMonthlyPartitions(t.db, 'audit_events', occurredAt, occurredAt);
+    const old = await writeHashedEvent(t.db, t.engine, 'test.expired', occurredAt);
+    expect((await quickSealer(t).run()).status).toBe('ok');
+    const intact = await verify();
+    expect(findings(intact)).toEqual([]);
+    expect(intact.stores.find((st) => st.store === 'audit_events')!.expiredSeals).toBe(1);
+
+    // rewritten, with a row_hash that matches the new content: only the seal can tell
+    const forged = hashedEventFields('test.expired', occurredAt, 'otro-objetivo');
+    await t.query('UPDATE audit_events SET target_id = $1, row_hash = $2 WHERE id = $3', [forged.targetId, forged.hash, old]);
+    expect(findings(await verify())).toEqual([{ kind: 'modified', id: old }]);
+
+    await t.query('DELETE FROM audit_events WHERE id = $1', [old]);
+    expect(findings(await verify())).toEqual([]);
+  });
+});
+
+/** The fields and row hash of an audit event as writeHashedEvent writes it. */
+function hashedEventFields(action: string, occurredAt: Date, targetId = '1'): { targetId: string; hash: string } {
   const hash = rowHash('audit_events', {
     occurredAt: canonicalInstant(occurredAt),
     actorUserId: 1,
@@ -645,9 +732,20 @@ async function writeHashedEvent(
     correlationId: null,
     action,
     targetType: 'test',
-    targetId: '1',
+    targetId,
     metadata: null,
   });
+  return { targetId, hash };
+}
+
+/** An audit event written as the service writes it (hash included), at `occurredAt`, through `db`; its id. */
+async function writeHashedEvent(
+  db: { query(sql: string, parameters?: unknown[]): Promise<any> },
+  engine: string,
+  action: string,
+  occurredAt: Date,
+): Promise<number> {
+  const { hash } = hashedEventFields(action, occurredAt);
   const sql =
     engine === 'postgres'
       ? `INSERT INTO audit_events (occurred_at, actor_user_id, action, target_type, target_id, row_hash) VALUES ($1, 1, $2, 'test', '1', $3) RETURNING id`

@@ -5,7 +5,7 @@ import { Clock } from '../../common/context/clock.js';
 import { SQL_DIALECT, type SqlDialect } from '../../database/dialects/index.js';
 import type { EventRow, EventStore } from '../../database/dialects/sql-dialect.js';
 import { type JobResult, type JobRunOptions, MaintenanceJobRunner } from '../maintenance/maintenance-job.runner.js';
-import { AuditSealsRepository } from './audit-seals.repository.js';
+import { AuditSealsRepository, type StoredSeal } from './audit-seals.repository.js';
 import { AuditSigningKeys } from './audit-signing-keys.js';
 import {
   canonicalInstant,
@@ -13,6 +13,7 @@ import {
   canonicalSeal,
   formatRanges,
   idsOf,
+  MAX_PENDING_IDS,
   MISSING_ROW_HASH,
   parseRanges,
   rangesFromSortedIds,
@@ -21,7 +22,7 @@ import {
   SealDigest,
   sealHash,
 } from './canonical.js';
-import { ID_WINDOW } from './event-rows.js';
+import { ID_WINDOW, nextEventId } from './event-rows.js';
 
 export const AUDIT_SEAL_OPTIONS = Symbol('AUDIT_SEAL_OPTIONS');
 
@@ -83,6 +84,7 @@ export class AuditSealService {
   /** Seals one store now (the job holds the job lock around both stores). */
   async sealStore(store: EventStore): Promise<StoreSealOutcome> {
     const previous = await this.seals.newest(this.dataSource, store);
+    if (previous) this.assertGenuine(previous);
     const fromId = previous?.upTo ?? 0;
     const previouslyPending = [...idsOf(parseRanges(previous?.pending ?? ''))];
     // The high-water mark first, then the wait: every id at or below it was drawn by a transaction
@@ -92,22 +94,32 @@ export class AuditSealService {
 
     const late = previouslyPending.length ? await this.read(store, { ids: previouslyPending }) : [];
     const fresh: SealedRow[] = [];
-    for (let after = fromId; after < highWater; after += ID_WINDOW) {
-      fresh.push(...(await this.read(store, { afterId: after, upToId: Math.min(after + ID_WINDOW, highWater) })));
+    for (let after = fromId; after < highWater;) {
+      const upToId = Math.min(after + ID_WINDOW, highWater);
+      const rows = await this.read(store, { afterId: after, upToId });
+      fresh.push(...rows);
+      after = rows.length ? upToId : Math.max(upToId, ((await nextEventId(this.dataSource, store, upToId)) ?? highWater + 1) - 1);
     }
 
     // ids at or below the high-water mark that are not visible: rolled back, or still uncommitted
     const lateIds = new Set(late.map((r) => r.id));
     const stillMissing = previouslyPending.filter((id) => !lateIds.has(id));
-    const holes: number[] = [];
-    let expect = fromId + 1;
-    for (const r of fresh) {
-      for (; expect < r.id; expect++) holes.push(expect);
-      expect = r.id + 1;
-    }
-    for (; expect <= highWater; expect++) holes.push(expect);
     let pending: number[] = [];
     if (!settled) {
+      const holeCount = highWater - fromId - fresh.length;
+      if (holeCount > MAX_PENDING_IDS) {
+        throw new Error(
+          `${store}: ${holeCount} ids between ${fromId} and ${highWater} were drawn but are not visible, more than the ${MAX_PENDING_IDS} a seal keeps pending; ` +
+            "the store's sequence was moved ahead: check it, and the trail (audit:verify)",
+        );
+      }
+      const holes: number[] = [];
+      let expect = fromId + 1;
+      for (const r of fresh) {
+        for (; expect < r.id; expect++) holes.push(expect);
+        expect = r.id + 1;
+      }
+      for (; expect <= highWater; expect++) holes.push(expect);
       // not proven final: ids missing for the second time are dropped only when the engine
       // confirms nothing is written under them (SQL Server); new holes wait for the next run
       const gone = new Set(await this.dialect.confirmAbsent(this.dataSource, store, stillMissing));
@@ -170,6 +182,21 @@ export class AuditSealService {
       upTo: Math.max(highWater, fromId),
       newestSealHash: previousHash,
     };
+  }
+
+  /**
+   * The newest seal, which the next one chains to and whose pending ids it reads, as the job wrote
+   * it: signed by one of the verification keys, its stored hash that of its content. A seal altered
+   * in the database stops the sealing (the run fails, the integrity check names the seal) rather
+   * than be built upon: its pending list, say, could name billions of ids.
+   */
+  private assertGenuine(seal: StoredSeal): void {
+    const keys = this.keys.verifyKeys;
+    if (keys.has(seal.keyId) && keys.verify(seal.keyId, canonicalSeal(seal), seal.signature) && sealHash(seal) === seal.storedSealHash) return;
+    throw new Error(
+      `${seal.store}: the newest seal (#${seal.seq}) does not verify against the seal keys; sealing stops until it is checked (audit:verify)` +
+        (keys.has(seal.keyId) ? '' : `: it is signed with key ${seal.keyId}, not among AUDIT_VERIFY_KEYS`),
+    );
   }
 
   private async read(store: EventStore, selection: { ids: number[] } | { afterId: number; upToId: number }): Promise<SealedRow[]> {

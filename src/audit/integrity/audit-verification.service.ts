@@ -11,15 +11,24 @@ import {
   formatRanges,
   type IdRanges,
   idsOf,
+  MAX_PENDING_IDS,
   MISSING_ROW_HASH,
+  parsedRangesOrUndefined,
   parseRanges,
   rangesContain,
+  rangesCount,
   rangesFromSortedIds,
   rowTag,
   SealDigest,
   sealHash,
 } from './canonical.js';
-import { ID_WINDOW, recomputeRowHash } from './event-rows.js';
+import { ID_WINDOW, nextEventId, recomputeRowHash } from './event-rows.js';
+
+/**
+ * More events than any seal the job writes holds (50,000 by default): a seal claiming more was
+ * altered, and its ids are not expanded.
+ */
+const MAX_SEAL_EVENTS = 1_000_000;
 
 /**
  * How far apart the writers' clocks (and a late event's commit) may put an event's occurredAt and
@@ -58,8 +67,9 @@ export interface Finding {
 export interface StoreReport {
   store: EventStore;
   seals: number;
-  /** seals whose events were compared (the others: outside --from/--to, or whose events retention removed) */
+  /** seals whose events were compared (the others: outside --from/--to) */
   checkedSeals: number;
+  /** of them, seals whose events are all older than the retention cutoff: their missing events are retention's */
   expiredSeals: number;
   /** events read and rehashed */
   events: number;
@@ -101,7 +111,12 @@ interface ChainGap {
 
 interface SealState {
   seal: StoredSeal;
-  /** events retention may already have removed: a missing one is not a finding */
+  /**
+   * all of its events are older than the retention cutoff: any of them may be gone (retention runs
+   * once a year), so a missing one is not a finding, but each one still present is compared
+   */
+  expired: boolean;
+  /** it reaches past the cutoff: its events before the first one surviving the cutoff may be gone */
   partlyExpired: boolean;
   remaining: number;
   digest: SealDigest;
@@ -157,7 +172,7 @@ export class AuditVerifier {
         findings.push(finding);
         gaps.push({
           afterUpTo: previous?.upTo ?? 0,
-          afterPending: parseRanges(previous?.pending ?? ''),
+          afterPending: parsedRangesOrUndefined(previous?.pending ?? '') ?? [],
           upTo: seal.upTo,
           finding,
           orphans: [],
@@ -205,19 +220,40 @@ export class AuditVerifier {
     for (const seal of seals) {
       const previousSeal = before;
       before = seal;
-      const expired = seal.lastOccurredAt < cutoff;
-      const outside = (from !== null && seal.lastOccurredAt < from) || (to !== null && seal.firstOccurredAt > to);
-      if (expired) expiredSeals++;
-      if (expired || outside) {
-        skippedRanges.push(parseRanges(seal.ids));
+      // A seal altered around the service may not list ids at all, or list billions: it is named,
+      // its events are compared with no seal (a break of the chain lists them), and nothing it
+      // claims is expanded.
+      const ranges = parsedRangesOrUndefined(seal.ids);
+      const pending = parsedRangesOrUndefined(seal.pending);
+      if (!ranges || rangesCount(ranges) !== seal.count || seal.count > MAX_SEAL_EVENTS || !pending || rangesCount(pending) > MAX_PENDING_IDS) {
+        const finding: Finding = {
+          kind: 'seal_malformed',
+          store,
+          seq: seal.seq,
+          detail: `seal ${seal.seq}: its ids are not ranges of its ${seal.count} events, or its pending ids are more than a seal keeps or no ranges; its events are compared with no seal`,
+        };
+        findings.push(finding);
+        const prior = previousSeal ? parsedRangesOrUndefined(previousSeal.pending) : [];
+        gaps.push({ afterUpTo: previousSeal?.upTo ?? 0, afterPending: prior ?? [], upTo: seal.upTo, finding, orphans: [] });
         continue;
       }
+      const outside = (from !== null && seal.lastOccurredAt < from) || (to !== null && seal.firstOccurredAt > to);
+      if (outside) {
+        skippedRanges.push(ranges);
+        continue;
+      }
+      // Retention deletes only once a year: the events of a seal past the cutoff stay for up to a
+      // year and are served meanwhile, so each one still there is compared like any other.
+      const expired = seal.lastOccurredAt < cutoff;
+      if (expired) expiredSeals++;
       checked.push({
         seal,
+        expired,
         // Only a seal whose events all came after what the seal before it covered (late ones aside)
         // may have lost its oldest to retention: an event older than that, written after that seal
         // was cut, was backdated, and must not make the events sealed with it deletable.
         partlyExpired:
+          !expired &&
           seal.firstOccurredAt < cutoff &&
           (previousSeal === undefined || seal.firstOccurredAt >= shiftInstant(previousSeal.lastOccurredAt, -CLOCK_TOLERANCE_MS)),
         remaining: seal.count,
@@ -261,7 +297,7 @@ export class AuditVerifier {
     if (!sorted) order.sort((a, b) => coveredIds[a]! - coveredIds[b]!);
 
     // ------------------------------------------------------------------ the rows, in id order
-    const newestPending = parseRanges(newest?.pending ?? '');
+    const newestPending = parsedRangesOrUndefined(newest?.pending ?? '') ?? [];
     const byId = new Map<number, Finding>();
     const mismatched: Array<{ id: number; tag: string; seal: number }> = [];
     const missing: Array<{ id: number; seal: number }> = [];
@@ -284,7 +320,7 @@ export class AuditVerifier {
         const at = order[p]!;
         const state = checked[coveredSeal[at]!]!;
         state.incomplete = true;
-        (state.partlyExpired ? retentionCandidates : missing).push({ id: coveredIds[at]!, seal: coveredSeal[at]! });
+        if (!state.expired) (state.partlyExpired ? retentionCandidates : missing).push({ id: coveredIds[at]!, seal: coveredSeal[at]! });
       }
     };
 
@@ -299,10 +335,16 @@ export class AuditVerifier {
       return this.dataSource.query(sql, parameters);
     };
     // the next window is read while this one is hashed: the database and Node work at once
-    let next = windowAfter(scanFrom);
-    for (let after = scanFrom; next; after += ID_WINDOW) {
+    let after = scanFrom;
+    let next = windowAfter(after);
+    while (next) {
       const rows = await next;
-      next = windowAfter(after + ID_WINDOW);
+      after += ID_WINDOW;
+      if (!rows.length) {
+        // ids nobody wrote (nextEventId): on to the next stored one
+        after = Math.max(after, ((await nextEventId(this.dataSource, store, after)) ?? scanTo + 1) - 1);
+      }
+      next = windowAfter(after);
       for (let i = 0; i < rows.length;) {
         const id = Number(rows[i]!.id);
         let end = i + 1;
@@ -483,7 +525,7 @@ export function formatReport(report: VerificationReport): string {
   for (const s of report.stores) {
     lines.push('', `${s.store}:`);
     lines.push(
-      `  seals: ${s.seals} (${s.checkedSeals} compared with the events, ${s.expiredSeals} whose events retention removed)`,
+      `  seals: ${s.seals} (${s.checkedSeals} compared with the events; of them ${s.expiredSeals} past the retention, whose missing events retention removed)`,
       `  events rehashed: ${s.events}; not sealed yet: ${s.unsealed}`,
     );
     if (s.newestSeal) {

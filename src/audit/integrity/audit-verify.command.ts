@@ -6,6 +6,7 @@ import { connectionSettings, type DatabaseRuntime } from '../../database/databas
 import type { EventStore } from '../../database/dialects/sql-dialect.js';
 import { AuditSealsRepository } from './audit-seals.repository.js';
 import { AuditSigningKeys, AuditVerifyKeys, parseJwks, parsePublicKeys } from './audit-signing-keys.js';
+import { parseInstant } from '../utc-instant.js';
 import { AuditVerifier, formatReport } from './audit-verification.service.js';
 
 /** A command line the CLI must refuse (exit 64). */
@@ -31,11 +32,11 @@ export function parseAuditVerifyArgs(args: readonly string[]): AuditVerifyArgs {
       if (v === undefined) throw new AuditVerifyUsageError(`${flag} needs a value`);
       return v;
     };
+    // as strict as the API's from/to: 2026-02-30 is refused, not read as 2 March
     const instant = (v: string) => {
-      const d = new Date(v);
-      if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(d.getTime()))
-        throw new AuditVerifyUsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
-      return d;
+      const canonical = parseInstant(v);
+      if (canonical === null) throw new AuditVerifyUsageError(`${flag} needs an ISO instant, e.g. 2025-03-01T00:00:00Z`);
+      return new Date(`${canonical.slice(0, 23)}Z`);
     };
     if (flag === '--store') {
       const store = value();
@@ -104,6 +105,10 @@ export async function auditVerifyCommand(
     await requireTables(dataSource, [...(options.stores ?? ['audit_events', 'security_events']), 'audit_seals']);
     const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
     const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
+    // a window that holds no sealed event compared nothing: not a clean trail, a wrong window
+    if ((options.from || options.to) && report.stores.every((store) => store.checkedSeals === 0)) {
+      throw new AuditVerifyUsageError('no seal covers events within --from/--to: nothing was compared (the window holds no sealed event)');
+    }
     write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     return report.intact ? 0 : 2;
   } finally {

@@ -181,6 +181,29 @@ export function parseRanges(text: string): IdRanges {
   });
 }
 
+/**
+ * The most ids a seal keeps pending (drawn but not visible yet). A store the service writes leaves a
+ * few (rolled-back inserts; SQL Server's identity cache skips up to 10,000 after a restart); more
+ * means its sequence was moved far ahead, and listing them would exhaust the process's memory.
+ */
+export const MAX_PENDING_IDS = 100_000;
+
+/** The ranges of `text`, or undefined when it is not a list of ranges (a seal altered around the service). */
+export function parsedRangesOrUndefined(text: string): IdRanges | undefined {
+  try {
+    return parseRanges(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many ids the ranges hold, counted without listing them. */
+export function rangesCount(ranges: IdRanges): number {
+  let n = 0;
+  for (const [a, b] of ranges) n += b - a + 1;
+  return n;
+}
+
 export function* idsOf(ranges: IdRanges): Generator<number> {
   for (const [a, b] of ranges) for (let id = a; id <= b; id++) yield id;
 }

@@ -1,4 +1,5 @@
-import type { EventRow, EventStore, SqlDialect } from '../../database/dialects/sql-dialect.js';
+import type { EventRow, EventStore, Queryable, SqlDialect } from '../../database/dialects/sql-dialect.js';
+import { PreparedStatement } from '../../database/prepared-statement.js';
 import {
   type AuditEventFields,
   canonicalInstant,
@@ -110,6 +111,22 @@ export function recomputeRowHash(store: EventStore, row: EventRow): string | nul
 
 /** Ids per window when rows are read in id order: a bounded result per query on both engines. */
 export const ID_WINDOW = 20_000;
+
+const NEXT_ID: Record<EventStore, PreparedStatement<{ m: string | number | null }>> = {
+  audit_events: new PreparedStatement('SELECT MIN(id) AS m FROM audit_events WHERE id > :after'),
+  security_events: new PreparedStatement('SELECT MIN(id) AS m FROM security_events WHERE id > :after'),
+};
+
+/**
+ * The smallest stored id above `after`, or undefined. A reader walking ids in windows jumps with it
+ * over a window that held nothing: ids are dense in a store the service writes, but one row at an
+ * id far ahead (its sequence moved, or a row inserted around the service) would else cost a query
+ * per empty window up to it — days of them at 10^12.
+ */
+export async function nextEventId(db: Queryable, store: EventStore, after: number): Promise<number | undefined> {
+  const row = await NEXT_ID[store].one(db, { after });
+  return row?.m === null || row?.m === undefined ? undefined : Number(row.m);
+}
 
 /**
  * Gives every row of a store that has no row_hash the hash of its current fields, in id windows.

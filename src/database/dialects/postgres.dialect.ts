@@ -342,7 +342,9 @@ LIMIT ${param(q.rows)}`;
 
   eventRows(store: EventStore, selection: EventIdSelection, columns: 'seal' | 'full'): SqlStatement {
     const t = eventStore(store);
-    const time = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at`;
+    // to_char writes a year before Christ as that year: marked, it reads as no timestamp (a row moved
+    // there would else hash as the event it was); no service writes one, and SQL Server stores none
+    const time = `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || CASE WHEN occurred_at < '0001-01-01T00:00:00Z' THEN ' BC' ELSE '' END AS occurred_at`;
     const fields =
       columns === 'seal'
         ? `id::text AS id, ${time}, row_hash`
