@@ -813,7 +813,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a rubro
-         * @description The parent must be active (409 `rubro_inactivo`) and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.
+         * @description The parent must be active (409 `rubro_inactivo`) and may hold children (a rubro with avisos is a leaf: 409 `rubro_con_avisos`), and no active sibling may have the same name (409 `duplicado`). Idempotent: reactivating an active rubro answers 200 and writes no audit event. Audited as `rubro.reactivate`.
          *
          *     Required permission: `catalogo:rubros:gestionar`.
          */
@@ -1324,7 +1324,7 @@ export interface paths {
         post?: never;
         /**
          * Deactivate a role (soft delete)
-         * @description Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`.
+         * @description Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`. Delegation rule: deactivating takes the role's permissions away from its (inactive) holders, as emptying its set would, so every effective permission of each holder must be among the caller's; else 403 `privilegio_insuficiente` (after the 409): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
          *
          *     Required permission: `administracion:roles:gestionar`.
          */
@@ -8012,7 +8012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rubro_inactivo` or `duplicado`. */
+            /** @description `rubro_inactivo`, `rubro_con_avisos` or `duplicado`. */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10783,7 +10783,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The caller lacks the required permission (`permiso_denegado`). */
+            /**
+             * @description The caller lacks `administracion:roles:gestionar` (`permiso_denegado`), or a holder of the role holds a permission the caller lacks (`privilegio_insuficiente`).
+             *
+             *     The caller lacks the required permission (`permiso_denegado`).
+             */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
