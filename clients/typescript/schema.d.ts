@@ -508,7 +508,7 @@ export interface paths {
         get?: never;
         /**
          * Update a product
-         * @description Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.
+         * @description Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and, for a real change, be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`): a PUT repeating the current values is 200 and writes nothing, and an inactive product keeps (and may be renamed in) the inactive rubro or type it was deactivated in, but is not moved to another inactive one. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.
          *
          *     Required permission: `catalogo:productos:gestionar`.
          */
@@ -1324,7 +1324,7 @@ export interface paths {
         post?: never;
         /**
          * Deactivate a role (soft delete)
-         * @description Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`. Delegation rule: deactivating takes the role's permissions away from its (inactive) holders, as emptying its set would, so every effective permission of each holder must be among the caller's; else 403 `privilegio_insuficiente` (after the 409): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
+         * @description Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`. Delegation rule: deactivating takes the role's permissions away from its holders, as emptying its set would, so every effective permission of each holder (active or not) must be among the caller's; else 403 `privilegio_insuficiente` (before the 409s): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.
          *
          *     Required permission: `administracion:roles:gestionar`.
          */

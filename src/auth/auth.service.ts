@@ -88,7 +88,7 @@ export class AuthService {
       // configured cost in the same UPDATE: until then its compares take another time than the
       // dummy's of an unknown username, and response times would tell who exists.
       const rehashed = this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(dto.password) : undefined;
-      const open = (verifiedHash: string) =>
+      const open = (verifiedHash: string, replacement?: string) =>
         this.txHost.withTransaction(async () => {
           // Only while the user is still active with the password just verified: a deactivation,
           // password change or reset that committed while the hash was compared would not revoke the
@@ -98,11 +98,11 @@ export class AuthService {
           const claimed = await this.txHost.tx.update(
             UserEntity,
             { id: user.id, activo: true, passwordHash: verifiedHash },
-            rehashed ? { ultimoLogin: this.clock.now(), passwordHash: rehashed } : { ultimoLogin: this.clock.now() },
+            replacement ? { ultimoLogin: this.clock.now(), passwordHash: replacement } : { ultimoLogin: this.clock.now() },
           );
           return claimed.affected ? this.refreshTokens.issue(user.id) : null;
         });
-      let refresh = await open(user.passwordHash);
+      let refresh = await open(user.passwordHash, rehashed);
       if (!refresh) {
         const current = await this.txHost.tx
           .getRepository(UserEntity)
@@ -110,7 +110,8 @@ export class AuthService {
           .addSelect('u.passwordHash')
           .where('u.id = :id', { id: user.id })
           .getOne();
-        // another sign-in of this user replaced the old-cost hash meanwhile: the password is the same
+        // another sign-in of this user replaced the old-cost hash meanwhile: the password is the
+        // same, and the hash it wrote is kept (replacing it again would fail a third such sign-in)
         if (
           rehashed &&
           current?.activo &&

@@ -100,8 +100,8 @@ export class RolesController {
     summary: 'Deactivate a role (soft delete)',
     description:
       'Refused with 409 `rol_en_uso` while an active user holds the role. Idempotent: deleting an inactive role answers 204 and writes no event. Audited as `rol.deactivate`. ' +
-      "Delegation rule: deactivating takes the role's permissions away from its (inactive) holders, as emptying its set would, so every effective permission of each holder must be among the caller's; " +
-      'else 403 `privilegio_insuficiente` (after the 409): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.',
+      "Delegation rule: deactivating takes the role's permissions away from its holders, as emptying its set would, so every effective permission of each holder (active or not) must be among the caller's; " +
+      'else 403 `privilegio_insuficiente` (before the 409s): nothing changes, no audit event, security event `permission.denied` with `reason: privilege_escalation` and the missing codes in `required`.',
   })
   @ApiNoContentResponse({ description: 'The role is inactive.' })
   @ApiErrors(

@@ -78,9 +78,9 @@ export class RolesService {
 
   /**
    * DELETE: soft delete. 409 `rol_en_uso` while an active user holds the role; a repeat is a no-op.
-   * Deactivating takes every permission of the role away from its (inactive) holders, as emptying
-   * its set would, so the delegation rule weighs them the same way: 403 `privilegio_insuficiente`
-   * unless the caller holds every effective permission of each of them. Without it a weaker manager
+   * Deactivating takes every permission of the role away from its holders, as emptying its set
+   * would, so the delegation rule weighs them the same way, first: 403 `privilegio_insuficiente`
+   * unless the caller holds every effective permission of each of them, active or not. Without it a weaker manager
    * could deactivate the role, reactivate a holder it then outranks, reset its password, and have
    * the holder's permissions back once an administrator reactivated the role.
    */
@@ -94,10 +94,11 @@ export class RolesService {
       resource: 'rol',
       auditId: codigo,
       check: async () => {
-        const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
-        if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
+        // 403 before the 409 state rules, as every delegation refusal
         const refusal = await this.delegation.refusalOfHoldersOf(callerId, role, await this.permissions.ofRole(role.id));
         if (refusal) throw refusal;
+        const holders = await this.txHost.tx.countBy(UserEntity, { roleId: role.id, activo: true });
+        if (holders > 0) throw new DomainError('rol_en_uso', `El rol ${codigo} está asignado a ${holders} usuario(s) activo(s)`);
       },
       // Unreachable while rol_en_uso holds (only inactive users keep the role); kept as the guarantee.
       afterWrite: () => this.antiLockout.assertAdministratorRemains(),

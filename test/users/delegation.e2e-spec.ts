@@ -370,9 +370,11 @@ describe('delegation rule: administrators cannot escalate', () => {
       // still not the holder's to reactivate and reset
       expectProblem(await t.post(`/api/v1/users/${holder.id}/reactivate`, undefined, { token: manager.token }), 403, 'privilegio_insuficiente');
 
-      // 409 rol_en_uso comes first while an active user holds the role
+      // the 403 comes before the 409 state rules: with an active holder too, the manager is refused
+      // for what the holders hold, and the administrator for the active holder
       const other = await t.createUser(strong);
-      expectProblem(await t.request('DELETE', `/api/v1/roles/${strong}`, { token: manager.token }), 409, 'rol_en_uso');
+      expectProblem(await t.request('DELETE', `/api/v1/roles/${strong}`, { token: manager.token }), 403, 'privilegio_insuficiente');
+      expectProblem(await t.request('DELETE', `/api/v1/roles/${strong}`, { token: admin }), 409, 'rol_en_uso');
       expect((await t.post(`/api/v1/users/${other.id}/deactivate`, undefined, { token: admin })).status).toBe(200);
 
       // a role whose holders it outranks, and one without holders, it deactivates

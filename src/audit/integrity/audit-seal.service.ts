@@ -33,6 +33,8 @@ export interface AuditSealOptions {
   maxEventsPerSeal: number;
 }
 
+const UNREADABLE_INSTANT = '0001-01-01T00:00:00.000000Z';
+
 export const DEFAULT_AUDIT_SEAL_OPTIONS: AuditSealOptions = { settleTimeoutMs: 5000, maxEventsPerSeal: 50_000 };
 
 export interface StoreSealOutcome {
@@ -109,7 +111,7 @@ export class AuditSealService {
       const holeCount = highWater - fromId - fresh.length;
       if (holeCount > MAX_PENDING_IDS) {
         throw new Error(
-          `${store}: ${holeCount} ids between ${fromId} and ${highWater} were drawn but are not visible, more than the ${MAX_PENDING_IDS} a seal keeps pending; ` +
+          `${store}: ${holeCount} ids between ${fromId} and ${highWater} were drawn but are not visible, more than the ${MAX_PENDING_IDS} a seal run lists as pending; ` +
             "the store's sequence was moved ahead: check it, and the trail (audit:verify)",
         );
       }
@@ -202,12 +204,18 @@ export class AuditSealService {
   private async read(store: EventStore, selection: { ids: number[] } | { afterId: number; upToId: number }): Promise<SealedRow[]> {
     const { sql, parameters } = this.dialect.eventRows(store, selection, 'seal');
     const rows: EventRow[] = await this.dataSource.query(sql, parameters);
-    return rows.map((r) => ({
-      id: Number(r.id),
-      occurredAt: canonicalInstantFromText(r.occurred_at),
+    return rows.map((r) => {
+      let occurredAt: string;
+      try {
+        occurredAt = canonicalInstantFromText(r.occurred_at);
+      } catch {
+        // a time no service writes (a row moved before year 1): sealed as a row that matches no
+        // row, in a seal of its own at the oldest instant, for the verifier to name it
+        return { id: Number(r.id), occurredAt: UNREADABLE_INSTANT, hash: MISSING_ROW_HASH };
+      }
       // a row written around the service has no hash: sealed as one that matches no row
-      hash: r.row_hash ? r.row_hash.trim() : MISSING_ROW_HASH,
-    }));
+      return { id: Number(r.id), occurredAt, hash: r.row_hash ? r.row_hash.trim() : MISSING_ROW_HASH };
+    });
   }
 }
 

@@ -105,8 +105,9 @@ export async function auditVerifyCommand(
     await requireTables(dataSource, [...(options.stores ?? ['audit_events', 'security_events']), 'audit_seals']);
     const verifier = new AuditVerifier(dataSource, database.dialect, new AuditSealsRepository(database.dialect), keys);
     const report = await verifier.verify({ stores: options.stores, from: options.from, to: options.to });
-    // a window that holds no sealed event compared nothing: not a clean trail, a wrong window
-    if ((options.from || options.to) && report.stores.every((store) => store.checkedSeals === 0)) {
+    // a window in which no sealed event was compared says nothing: not a clean trail, a wrong window
+    // (findings, of the chain say, are reported as ever)
+    if ((options.from || options.to) && report.intact && report.stores.every((store) => store.events === 0)) {
       throw new AuditVerifyUsageError('no seal covers events within --from/--to: nothing was compared (the window holds no sealed event)');
     }
     write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);

@@ -182,11 +182,12 @@ export function parseRanges(text: string): IdRanges {
 }
 
 /**
- * The most ids a seal keeps pending (drawn but not visible yet). A store the service writes leaves a
- * few (rolled-back inserts; SQL Server's identity cache skips up to 10,000 after a restart); more
- * means its sequence was moved far ahead, and listing them would exhaust the process's memory.
+ * The most ids a seal run lists as pending (drawn but not visible yet). A store the service writes
+ * leaves a few (rolled-back inserts; SQL Server's identity cache skips up to 10,000 at a restart);
+ * ten million means its sequence was moved far ahead, and listing billions would exhaust the
+ * process's memory.
  */
-export const MAX_PENDING_IDS = 100_000;
+export const MAX_PENDING_IDS = 10_000_000;
 
 /** The ranges of `text`, or undefined when it is not a list of ranges (a seal altered around the service). */
 export function parsedRangesOrUndefined(text: string): IdRanges | undefined {

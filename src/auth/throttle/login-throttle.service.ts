@@ -71,25 +71,43 @@ export function throttleSubjects(username: string, ip: string | null): { global:
 }
 
 /**
- * The client a per-address limit counts: an IPv4 address (also written IPv4-mapped, `::ffff:a.b.c.d`)
- * as it is, an IPv6 address by its /64 — one subscriber's network, whose 2^64 addresses a client
- * picks from freely, so each address a budget of its own would be no limit at all.
+ * The client a per-address limit counts: an IPv4 address as it is — also when written as IPv6
+ * (IPv4-mapped `::ffff:a.b.c.d` in any spelling, IPv4-translated `::ffff:0:a.b.c.d`,
+ * IPv4-compatible `::a.b.c.d`, or behind the NAT64 prefix `64:ff9b::/96`) — and an IPv6 address by
+ * its /64: one subscriber's network, whose 2^64 addresses a client picks from freely, so each
+ * address a budget of its own would be no limit at all.
  */
 export function throttledAddress(ip: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  if (mapped) return mapped[1]!;
   const address = ip.split('%')[0]!;
   if (!isIPv6(address)) return ip;
-  const [head = '', tail] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  // a trailing dotted IPv4 part stands for two groups
-  const rightGroups = right.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
-  const groups = [...left, ...Array<string>(tail === undefined ? 0 : 8 - left.length - rightGroups).fill('0'), ...right];
+  const groups = ipv6Groups(address);
+  const zero = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const embedsIPv4 =
+    (zero(0, 5) && groups[5] === 0xffff) ||
+    (zero(0, 4) && groups[4] === 0xffff && groups[5] === 0) ||
+    (zero(0, 6) && groups[6] !== 0) ||
+    (groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6));
+  if (embedsIPv4) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   return `${groups
     .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
+    .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (without zone id), a trailing dotted IPv4 part as two. */
+function ipv6Groups(address: string): number[] {
+  const parse = (part: string): number[] =>
+    part
+      ? part.split(':').flatMap((group) => {
+          if (!group.includes('.')) return [parseInt(group, 16)];
+          const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number);
+          return [(a << 8) | b, (c << 8) | d];
+        })
+      : [];
+  const [head = '', tail] = address.split('::');
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
 /** Seconds until the blocking failure (at `blockingAt`) leaves the window; at least 1. */

@@ -37,6 +37,16 @@ describe('login throttle rules', () => {
     expect(throttledAddress('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(throttledAddress('2001:db8:1:2::10.0.0.1')).toBe('2001:db8:1:2::/64');
     expect(throttledAddress('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    // every IPv6 spelling of an IPv4 client is that client, not one shared /64
+    expect(throttledAddress('0:0:0:0:0:ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(throttledAddress('::ffff:a00:1')).toBe('10.0.0.1');
+    expect(throttledAddress('::FFFF:10.0.0.2%1')).toBe('10.0.0.2');
+    expect(throttledAddress('::ffff:0:10.0.0.3')).toBe('10.0.0.3');
+    expect(throttledAddress('::10.0.0.4')).toBe('10.0.0.4');
+    expect(throttledAddress('64:ff9b::10.0.0.5')).toBe('10.0.0.5');
+    expect(throttledAddress('2001:DB8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(throttledAddress('2001:db8:1:2::')).toBe('2001:db8:1:2::/64');
+    expect(throttledAddress('::')).toBe('0:0:0:0::/64');
     expect(throttledAddress('10.0.0.1')).toBe('10.0.0.1');
     expect(throttleSubjects('ana', '2001:db8:1:2::7').pair).toBe(throttleSubjects('ana', '2001:db8:1:2:8::9').pair);
     expect(throttleSubjects('ana', '2001:db8:1:2::7').pair).not.toBe(throttleSubjects('ana', '2001:db8:1:3::7').pair);

@@ -69,7 +69,7 @@ export class ProductsController {
     operationId: 'updateProduct',
     summary: 'Update a product',
     description:
-      'Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.',
+      'Replaces `nombre`, `rubroId` and `productTypeId`; the rubro and product type must exist (404) and, for a real change, be active (409 `rubro_inactivo`, 409 `tipo_producto_inactivo`): a PUT repeating the current values is 200 and writes nothing, and an inactive product keeps (and may be renamed in) the inactive rubro or type it was deactivated in, but is not moved to another inactive one. `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `producto.update`.',
   })
   @ApiOkResponse({ type: ProductDto })
   @ApiErrors(
