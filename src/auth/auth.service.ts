@@ -42,12 +42,7 @@ export class AuthService {
    * per-username limits.
    */
   async login(dto: LoginDto): Promise<LoginResponseDto> {
-    const found = await this.txHost.tx
-      .getRepository(UserEntity)
-      .createQueryBuilder('u')
-      .addSelect('u.passwordHash')
-      .where('u.username = :username', { username: dto.username })
-      .getOne();
+    const found = await this.userWithHash({ username: dto.username });
     // SQL Server's `=` ignores trailing spaces, and the username column's collation ignores width:
     // `admin ` and `ａｄｍｉｎ` found `admin` there, each with a per-username throttle count of its
     // own (the count is kept per name as sent). Only the name exactly as stored is that user.
@@ -104,12 +99,7 @@ export class AuthService {
         });
       let refresh = await open(user.passwordHash, rehashed);
       if (!refresh) {
-        const current = await this.txHost.tx
-          .getRepository(UserEntity)
-          .createQueryBuilder('u')
-          .addSelect('u.passwordHash')
-          .where('u.id = :id', { id: user.id })
-          .getOne();
+        const current = await this.userWithHash({ id: user.id });
         // another sign-in of this user replaced the old-cost hash meanwhile: the password is the
         // same, and the hash it wrote is kept (replacing it again would fail a third such sign-in)
         if (
@@ -251,6 +241,17 @@ export class AuthService {
       mustChangePassword: user.mustChangePassword,
       permisos: access.efectivos,
     };
+  }
+
+  /** The user with its password hash (a column the entity leaves out of every other read). */
+  private userWithHash(where: { username: string } | { id: number }): Promise<UserEntity | null> {
+    const [column, value] = 'id' in where ? ['id', where.id] : ['username', where.username];
+    return this.txHost.tx
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where(`u.${column} = :value`, { value })
+      .getOne();
   }
 
   private async failLogin(username: string, reason: LoginFailure, userId?: number): Promise<never> {
