@@ -203,7 +203,9 @@ export async function createApp(options: Omit<AppModuleOptions, 'metrics'> & { m
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   // an Expect other than 100-continue: the service's 417, not Node's bare one
-  fastify.server.on('checkExpectation', (request, response) => answerExpectationFailed(request, response, security));
+  fastify.server.on('checkExpectation', (request, response) =>
+    answerExpectationFailed(request, response, security, (status, id) => recordRefusedRequest(metrics, status, id, 0)),
+  );
   // CONNECT: the service's 404, not a connection closed without an answer
   fastify.server.on('connect', (request: IncomingMessage, socket: Socket) =>
     answerConnect(request, socket, security, (status, id) => recordRefusedRequest(metrics, status, id, 0)),

@@ -131,4 +131,41 @@ describe('the request log line', () => {
     expect(countOf(after, 400) - countOf(before, 400)).toBe(2);
     expect(countOf(after, 431) - countOf(before, 431)).toBe(1);
   });
+
+  it('logs and measures the 417 of an Expect other than 100-continue, answered before fastify sees the request', async () => {
+    const mine = '2f8fad5b-d9cb-469f-a165-70867728950e';
+    const answer = await rawExchange(
+      `GET /api/v1/roles HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nX-Correlation-Id: ${mine}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 417 /);
+    expect(lineOf(mine)).toEqual({
+      correlationId: mine,
+      msg: 'request refused: an expectation other than 100-continue',
+      method: null,
+      route: null,
+      status: 417,
+      durationMs: 0,
+      actorId: null,
+    });
+    const measured = await t.app.get(AppMetrics).httpDuration.get();
+    expect(
+      measured.values.find(
+        (v) =>
+          v.metricName === 'http_server_request_duration_seconds_count' &&
+          v.labels.http_response_status_code === 417 &&
+          v.labels.http_route === 'unmatched',
+      )?.value,
+    ).toBe(1);
+  });
+
+  it('measures a method outside the usual ones as _OTHER, so a client sending them all cannot multiply the series', async () => {
+    for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE']) {
+      const answer = await rawExchange(`${method} /api/v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 [45]\d\d /);
+    }
+    const measured = await t.app.get(AppMetrics).httpDuration.get();
+    const methods = new Set(measured.values.map((v) => v.labels.http_request_method));
+    for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE']) expect(methods.has(method)).toBe(false);
+    expect(methods.has('_OTHER')).toBe(true);
+  });
 });

@@ -70,9 +70,16 @@ export function requestTarget(error: Error & { rawPacket?: unknown }): string {
  * service's headers): 417 in the problem shape, with the client's correlation id when it is a GUID,
  * and the connection closed, as the body that may follow is never read.
  */
-export function answerExpectationFailed(request: IncomingMessage, response: ServerResponse, securityHeaders: Readonly<Record<string, string>>): void {
+export function answerExpectationFailed(
+  request: IncomingMessage,
+  response: ServerResponse,
+  securityHeaders: Readonly<Record<string, string>>,
+  recordRefused: (status: number, correlationId: string) => void,
+): void {
   const detail = 'El encabezado Expect solo admite 100-continue; envíe la solicitud sin él';
-  const { headers, body } = rawProblem(417, detail, request.url ?? '', correlationIdFrom(request.headers['x-correlation-id']), securityHeaders);
+  const correlationId = correlationIdFrom(request.headers['x-correlation-id']);
+  recordRefused(417, correlationId);
+  const { headers, body } = rawProblem(417, detail, request.url ?? '', correlationId, securityHeaders);
   response.writeHead(417, headers).end(body);
 }
 
