@@ -4,7 +4,8 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { TediousInstrumentation } from '@opentelemetry/instrumentation-tedious';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import { ATTR_CLIENT_ADDRESS, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import type { IncomingMessage } from 'node:http';
 import { SECRET_QUERY_PARAMS } from '../common/logging/logging.js';
 import type { TracingOptions } from './tracing.js';
 
@@ -28,6 +29,11 @@ const REDACTED_QUERY_PARAMS = [
  * defaults to medios-admin-api. Only traces: metrics are Prometheus' (metrics.ts), logs are pino's.
  */
 export async function startSdk(options: TracingOptions, env: NodeJS.ProcessEnv) {
+  // Without a trusted proxy (TRUST_PROXY unset or false, the default) the service takes the client
+  // from the socket and ignores X-Forwarded-For and Forwarded, which any client can write: the HTTP
+  // span does too, instead of the instrumentation's reading of those headers. Behind a trusted
+  // proxy, the instrumentation's reading is the proxy's.
+  const trustsProxy = !/^\s*(false)?\s*$/i.test(env.TRUST_PROXY ?? '');
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ? undefined : 'medios-admin-api',
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
@@ -37,6 +43,7 @@ export async function startSdk(options: TracingOptions, env: NodeJS.ProcessEnv) 
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => UNTRACED.test(req.url ?? ''),
         redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
+        ...(trustsProxy ? {} : { requestHook: (span: api.Span, request: unknown) => addressesFromSocket(span, request as IncomingMessage) }),
         // the service calls nothing over HTTP but its exporter
         disableOutgoingRequestInstrumentation: true,
       }),
@@ -55,4 +62,20 @@ export async function startSdk(options: TracingOptions, env: NodeJS.ProcessEnv) 
   });
   sdk.start();
   return { api, shutdown: () => sdk.shutdown() };
+}
+
+/** The client's address from the socket, and the server's from the Host header, as the service reads them. */
+function addressesFromSocket(span: api.Span, request: IncomingMessage): void {
+  const client = request.socket?.remoteAddress;
+  if (client) span.setAttribute(ATTR_CLIENT_ADDRESS, client);
+  const host = request.headers.host;
+  if (!host) return;
+  try {
+    const url = new URL(`http://${host}`);
+    span.setAttribute(ATTR_SERVER_ADDRESS, url.hostname.replace(/^\[(.*)\]$/, '$1'));
+    const port = url.port === '' ? request.socket?.localPort : Number(url.port);
+    if (port) span.setAttribute(ATTR_SERVER_PORT, port);
+  } catch {
+    // a Host that is no host is refused with 400 before any route runs
+  }
 }

@@ -40,7 +40,14 @@ exporter.reset(); // only the create's spans from here on
 
 const create = await globalThis.fetch(`${base}/api/v1/admin/medios`, {
   method: 'POST',
-  headers: { ...json, authorization: `Bearer ${accessToken}`, traceparent: process.env.TRACEPARENT },
+  headers: {
+    ...json,
+    authorization: `Bearer ${accessToken}`,
+    traceparent: process.env.TRACEPARENT,
+    // what any client can write: the service (TRUST_PROXY unset) believes neither
+    'x-forwarded-for': '6.6.6.6',
+    forwarded: 'for=7.7.7.7;host=evil.example;proto=https',
+  },
   body: JSON.stringify({ codigo: 'TRAZADO', nombre: 'Medio trazado' }),
 });
 const status = create.status;

@@ -124,6 +124,14 @@ describe('tracing', () => {
       expect(http.attributes['http.route']).toBe('/api/v1/admin/medios');
     });
 
+    it('names the client and the server as the service reads them, not as X-Forwarded-For and Forwarded claim (no trusted proxy)', () => {
+      const http = span((s) => s.scope.includes('instrumentation-http') && s.kind === 1, 'HTTP server span');
+      expect(http.attributes['client.address']).toBe('127.0.0.1');
+      expect(http.attributes['server.address']).toBe('127.0.0.1');
+      expect(http.attributes['server.port']).toEqual(expect.any(Number));
+      expect(JSON.stringify(http.attributes)).not.toMatch(/6\.6\.6\.6|7\.7\.7\.7|evil\.example/);
+    });
+
     it('puts the guard inside the request, its permission lookup inside the guard, and the two inserts after it', () => {
       const http = span((s) => s.scope.includes('instrumentation-http') && s.kind === 1, 'HTTP server span');
       const guard = span((s) => s.name === 'AccessGuard.canActivate', 'guard span');
