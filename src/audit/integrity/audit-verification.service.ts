@@ -221,8 +221,7 @@ export class AuditVerifier {
     const anchorAfter = shiftInstant(cutoff, CLOCK_TOLERANCE_MS);
     const from = options.from ? canonicalInstant(options.from) : null;
     const to = options.to ? canonicalInstant(options.to) : null;
-    const [bottom]: Array<{ m: string | number | null }> = await this.dataSource.query(`SELECT MIN(id) AS m FROM ${store}`);
-    const oldestId = bottom?.m === null || bottom?.m === undefined ? Number.POSITIVE_INFINITY : Number(bottom.m);
+    const oldestId = (await nextEventId(this.dataSource, store, Number.MIN_SAFE_INTEGER)) ?? Number.POSITIVE_INFINITY;
     const checked: SealState[] = [];
     const skippedRanges: IdRanges[] = [];
     let expiredSeals = 0;
@@ -242,8 +241,8 @@ export class AuditVerifier {
           detail: `seal ${seal.seq}: its ids are not ranges of its ${seal.count} events, or its pending ids are no ranges; its events are compared with no seal`,
         };
         findings.push(finding);
-        const prior = previousSeal ? parsedRangesOrUndefined(previousSeal.pending) : [];
-        gaps.push({ afterUpTo: previousSeal?.upTo ?? 0, afterPending: prior ?? [], upTo: seal.upTo, finding, orphans: [] });
+        const afterPending = parsedRangesOrUndefined(previousSeal?.pending ?? '') ?? [];
+        gaps.push({ afterUpTo: previousSeal?.upTo ?? 0, afterPending, upTo: seal.upTo, finding, orphans: [] });
         continue;
       }
       const outside = (from !== null && seal.lastOccurredAt < from) || (to !== null && seal.firstOccurredAt > to);
