@@ -15,7 +15,9 @@ import type { AuthenticatedUser } from './decorators/current-user.decorator.js';
 import { IS_PUBLIC } from './decorators/public.decorator.js';
 import { QUERY_PERMISSIONS, type QueryPermission, REQUIRED_PERMISSIONS } from './decorators/require-permission.decorator.js';
 import { EffectivePermissionsService } from './effective-permissions.service.js';
+import { bearerTokenOf } from './jose-header.js';
 import type { VerifiedToken } from './jwt.strategy.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import { Traced } from '../observability/traced.js';
 
 /** The request property passport sets to the strategy's VerifiedToken (getAuthenticateOptions). */
@@ -37,6 +39,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     private readonly context: RequestContext,
     private readonly securityEvents: SecurityEventsService,
     private readonly clock: Clock,
+    private readonly verified: VerifiedTokens,
   ) {
     super();
   }
@@ -62,8 +65,7 @@ export class AccessGuard extends AuthGuard('jwt') {
       return true;
     }
 
-    await super.canActivate(ctx);
-    const token = request[VERIFIED_TOKEN] as VerifiedToken;
+    const token = await this.verifiedToken(ctx, request);
     this.context.setTokenSubject(token.userId);
     const required = route.byQuery.length === 0 ? route.required : [...route.required, ...requiredByQuery(route.byQuery, request.query)];
     const access = await this.permissions.authorize(token.userId, token.sessionId, this.clock.now(), required);
@@ -99,6 +101,20 @@ export class AccessGuard extends AuthGuard('jwt') {
     throwIfRefused(request.body);
     if (route.refusesQuery) throwIfQuery(request.query);
     return true;
+  }
+
+  /**
+   * The request's access token, verified: recalled when this process verified the same token
+   * before (VerifiedTokens), else verified by passport's strategy and remembered.
+   */
+  private async verifiedToken(ctx: ExecutionContext, request: FastifyRequest & { [VERIFIED_TOKEN]?: VerifiedToken }): Promise<VerifiedToken> {
+    const raw = bearerTokenOf(request);
+    const recalled = raw === null ? undefined : this.verified.recall(raw, Date.now());
+    if (recalled) return recalled;
+    await super.canActivate(ctx);
+    const token = request[VERIFIED_TOKEN] as VerifiedToken;
+    if (raw !== null) this.verified.remember(raw, token, token.exp);
+    return token;
   }
 
   /**

@@ -13,6 +13,7 @@ import { EffectivePermissionsService } from './effective-permissions.service.js'
 import { JwksController } from './jwks.controller.js';
 import { JwtKeys } from './jwt-keys.js';
 import { JwtStrategy } from './jwt.strategy.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import { PasswordHasher } from './password-hasher.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
@@ -32,6 +33,7 @@ import { TokenService } from './token.service.js';
     { provide: JwtKeys, inject: [APP_CONFIG], useFactory: (config: AppConfig) => JwtKeys.load(config) },
     TokenService,
     JwtStrategy,
+    VerifiedTokens,
     PasswordHasher,
     RefreshTokensService,
     LoginThrottleService,

@@ -14,6 +14,8 @@ export interface VerifiedToken {
   jti: string;
   /** the `sid` claim: the session the token belongs to */
   sessionId: string;
+  /** the `exp` claim, in seconds */
+  exp: number;
 }
 
 /** passport-jwt: bearer token, RS256 only, published `kid` only, no `crit`, iss/aud checked, `exp` and a UUID `sid` required. */
@@ -41,6 +43,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const userId = userIdFromSub(claims.sub);
     const sessionId = sessionIdFromSid(claims.sid);
     if (userId === undefined || sessionId === undefined || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') return false;
-    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti, sessionId };
+    return { userId, username: String(claims.name ?? ''), rol: String(claims.rol ?? ''), jti: claims.jti, sessionId, exp: claims.exp };
   }
 }

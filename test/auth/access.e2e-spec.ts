@@ -89,6 +89,28 @@ describe('auth: access tokens and the deny-by-default guard', () => {
       expectProblem(await t.get(PROBE_GUARDED, { token }), 401, 'no_autenticado');
     });
 
+    it('refuses a token it accepted before once its exp is reached, to the second', async () => {
+      const user = await t.createUser('auditor');
+      const exp = now() + 2;
+      const token = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'auditor', token: user.token }, { exp }));
+      expect((await t.get(PROBE_GUARDED, { token })).status).toBe(200);
+      expect((await t.get(PROBE_GUARDED, { token })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 20));
+      expectProblem(await t.get(PROBE_GUARDED, { token }), 401, 'no_autenticado');
+      expectProblem(await t.get(ME, { token }), 401, 'no_autenticado');
+    });
+
+    it('refuses a tampered copy of a token it has accepted, and still accepts the original', async () => {
+      const user = await t.createUser('auditor');
+      expect((await t.get(ME, { token: user.token })).status).toBe(200);
+      expectProblem(await t.get(ME, { token: forge.tampered(user.token, { rol: 'admin' }) }), 401, 'no_autenticado');
+      const [h, p, s] = user.token.split('.');
+      const flipped = s!.startsWith('A') ? `B${s!.slice(1)}` : `A${s!.slice(1)}`;
+      expectProblem(await t.get(ME, { token: `${h}.${p}.${flipped}` }), 401, 'no_autenticado');
+      expectProblem(await t.get(ME, { token: `${user.token}x` }), 401, 'no_autenticado');
+      expect((await t.get(ME, { token: user.token })).status).toBe(200);
+    });
+
     it('rejects a malformed Authorization header or a garbage token with 401', async () => {
       expectProblem(await t.get(ME, { headers: { authorization: 'Basic YWRtaW46YWRtaW4=' } }), 401, 'no_autenticado');
       expectProblem(await t.get(ME, { token: 'not.a.jwt' }), 401, 'no_autenticado');
