@@ -54,9 +54,10 @@ export class SeccionesService {
   }
 
   async update(id: number, dto: UpdateSeccionDto): Promise<SeccionDto> {
-    const seccion = await this.lockWithActiveMedio(id);
+    const seccion = await this.lock(id);
     const changes = { nombre: dto.nombre, tipo: dto.tipo };
-    return SeccionDto.of(await this.edits.apply({ entity: SeccionEntity, row: seccion, changes, resource: 'seccion' }));
+    const check = this.activeMedioOf(seccion);
+    return SeccionDto.of(await this.edits.apply({ entity: SeccionEntity, row: seccion, changes, resource: 'seccion', check }));
   }
 
   deactivate(id: number): Promise<SeccionDto> {
@@ -68,15 +69,22 @@ export class SeccionesService {
   }
 
   private async setActivo(id: number, activo: boolean): Promise<SeccionDto> {
-    const seccion = await this.lockWithActiveMedio(id);
-    return SeccionDto.of(await this.activation.set({ entity: SeccionEntity, row: seccion, activo, resource: 'seccion' }));
+    const seccion = await this.lock(id);
+    const check = this.activeMedioOf(seccion);
+    return SeccionDto.of(await this.activation.set({ entity: SeccionEntity, row: seccion, activo, resource: 'seccion', check }));
   }
 
-  /** The seccion, locked for the write (404 if missing), whose medio must be active (409). */
-  private async lockWithActiveMedio(id: number): Promise<SeccionEntity> {
-    const seccion = await findResource(this.txHost.tx, SeccionEntity, 'Seccion', id, 'pessimistic_write');
-    await this.medios.requireActive(seccion.medioId);
-    return seccion;
+  /** The seccion, locked for the write (404 if missing). */
+  private lock(id: number): Promise<SeccionEntity> {
+    return findResource(this.txHost.tx, SeccionEntity, 'Seccion', id, 'pessimistic_write');
+  }
+
+  /**
+   * A change of a seccion needs its medio active (409 `medio_inactivo`); run by Edits and
+   * Activation only when the change would write, so a repeat answers the seccion as it is.
+   */
+  private activeMedioOf(seccion: SeccionEntity): () => Promise<void> {
+    return async () => void (await this.medios.requireActive(seccion.medioId));
   }
 
   private find(id: number): Promise<SeccionEntity> {

@@ -272,6 +272,19 @@ describe('puntos de venta', () => {
     expect((await t.get(`${BASE}/${pdv.id}`, { token: admin })).body.nombre).toBe('Original');
   });
 
+  it('answers a PUT repeating the values of a point of sale under an inactive medio with the point of sale as it is', async () => {
+    const medio = await createMedio();
+    const pdv = await createPdv(medio.id, { nombre: 'Original' });
+    await deactivateMedio(medio.id);
+    const before = await t.get(`${BASE}/${pdv.id}`, { token: admin });
+    const body = { numeroAFIP: pdv.numeroAFIP, nombre: 'Original', domicilio: before.body.domicilio };
+    const put = await t.put(`${BASE}/${pdv.id}`, body, { token: admin, headers: { 'if-match': before.headers.etag } });
+    expect(put.status).toBe(200);
+    expect(put.headers.etag).toBe(before.headers.etag);
+    expect(put.body).toEqual(before.body);
+    expect(await t.auditEvents({ action: 'punto_de_venta.update', targetId: String(pdv.id) })).toHaveLength(0);
+  });
+
   it('allows updating an inactive point of sale of an active medio', async () => {
     const medio = await createMedio();
     const pdv = await createPdv(medio.id);

@@ -191,6 +191,28 @@ describe('secciones', () => {
     expect((await t.get(`${BASE}/${seccion.id}`, { token: admin })).body.activo).toBe(false);
   });
 
+  it('answers a repeat under an inactive medio with the seccion as it is: a PUT of its values, a deactivate or reactivate of the state it has', async () => {
+    const medio = await createMedio();
+    const active = await createSeccion(medio.id, { nombre: 'Activa' });
+    const inactive = await createSeccion(medio.id);
+    await t.post(`${BASE}/${inactive.id}/deactivate`, undefined, { token: admin });
+    await deactivateMedio(medio.id);
+    const before = await t.get(`${BASE}/${active.id}`, { token: admin });
+    const put = await t.put(
+      `${BASE}/${active.id}`,
+      { nombre: 'Activa', tipo: before.body.tipo },
+      { token: admin, headers: { 'if-match': before.headers.etag } },
+    );
+    expect(put.status).toBe(200);
+    expect(put.headers.etag).toBe(before.headers.etag);
+    expect(put.body).toEqual(before.body);
+    expect((await t.post(`${BASE}/${active.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
+    expect((await t.post(`${BASE}/${inactive.id}/deactivate`, undefined, { token: admin })).body.activo).toBe(false);
+    expect(await t.auditEvents({ targetType: 'seccion', targetId: String(active.id), action: 'seccion.update' })).toHaveLength(0);
+    // a real change is still refused
+    expectProblem(await t.put(`${BASE}/${active.id}`, { nombre: 'Otra', tipo: before.body.tipo }, { token: admin }), 409, 'medio_inactivo');
+  });
+
   itSwitchesActivationIdempotently('seccion', () => ({
     t,
     token: admin,

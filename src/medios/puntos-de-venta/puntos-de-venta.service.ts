@@ -90,13 +90,16 @@ export class PuntosDeVentaService {
 
   async update(id: number, dto: UpdatePuntoDeVentaDto): Promise<PuntoDeVentaDto> {
     const pdv = await this.lock(id);
-    await this.medios.requireActive(pdv.medioId);
-    if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
     const edited = await this.edits.apply({
       entity: PuntoDeVentaEntity,
       row: pdv,
       changes: { numeroAFIP: dto.numeroAFIP, nombre: dto.nombre, domicilio: dto.domicilio },
       resource: 'punto_de_venta',
+      // only a change that would write needs an active medio: a repeat answers the point of sale as it is
+      check: async () => {
+        await this.medios.requireActive(pdv.medioId);
+        if (dto.numeroAFIP !== pdv.numeroAFIP) await this.ensureNumeroFree(pdv.medioId, dto.numeroAFIP, id);
+      },
       write: (changes) =>
         uniqueOr409(this.dialect, duplicateMessage(pdv.medioId, dto.numeroAFIP), () => this.versions.update(PuntoDeVentaEntity, { id }, changes)),
     });
