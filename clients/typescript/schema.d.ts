@@ -3798,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["TipoIvaDto"];
                 };
             };
-            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
+            /** @description `validacion`: e.g. `porcentaje` not a JSON number from 0 to 100 with at most 2 decimals (`"21"`, `true`, `null`, missing, `1e999`, `21.001`). `campo_inmutable`: the body carries `codigo`. A query parameter, which this operation takes none of, is 400 `validacion` too (its `message` names it). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

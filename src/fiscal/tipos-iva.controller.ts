@@ -69,7 +69,7 @@ export class TiposIvaController {
     description: 'Replaces `descripcion` and `porcentaje`; `codigo` is immutable (400 `campo_inmutable`). Audited as `tipo_iva.update`.',
   })
   @ApiOkResponse({ type: TipoIvaDto })
-  @ApiFiscalErrors(BAD_PORCENTAJE, 401, 403, 404)
+  @ApiFiscalErrors([400, `${BAD_PORCENTAJE[1]} \`campo_inmutable\`: the body carries \`codigo\`.`], 401, 403, 404)
   update(@PathId() id: number, @Body() dto: UpdateTipoIvaDto): Promise<TipoIvaDto> {
     return this.tipos.update(id, dto);
   }
