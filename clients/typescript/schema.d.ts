@@ -2081,7 +2081,7 @@ export interface components {
              * @example 0f8fad5b-d9cb-469f-a165-70867728950e
              */
             correlationId: string;
-            /** @description Only on validation failures. */
+            /** @description Only on validation failures; the first 20. */
             errors?: components["schemas"]["FieldErrorDto"][];
         };
         ProductDto: {
@@ -2517,6 +2517,7 @@ export interface components {
         BodyNotAccepted: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2538,6 +2539,7 @@ export interface components {
         QueryNotAccepted: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2559,6 +2561,7 @@ export interface components {
         FiscalQueryNotAccepted: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2575,6 +2578,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2596,6 +2600,7 @@ export interface components {
         FiscalPayloadTooLarge: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2612,6 +2617,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2633,6 +2639,7 @@ export interface components {
         FiscalUnsupportedMediaType: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2649,6 +2656,7 @@ export interface components {
         ServerError: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2670,6 +2678,7 @@ export interface components {
         FiscalServerError: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2686,6 +2695,7 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -2708,6 +2718,7 @@ export interface components {
         FiscalServiceUnavailable: {
             headers: {
                 "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -2736,6 +2747,8 @@ export interface components {
         Location: string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
+        /** @description `no-store` on every answer under `/api/v1` (errors included): answers carry personal data and the state of one instant. The probes under `/health` answer `no-cache, no-store, must-revalidate`; the published key sets (`/.well-known/jwks.json`, `/.well-known/audit-keys.json`) `public, max-age=300`. */
+        "Cache-Control": "no-store" | "no-cache, no-store, must-revalidate" | "public, max-age=300";
         /** @description How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`. */
         "WWW-Authenticate": string;
     };
@@ -2755,6 +2768,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2794,6 +2808,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2834,6 +2849,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,6 +2860,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2860,6 +2877,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -2877,6 +2895,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2911,6 +2930,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -2922,6 +2942,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2938,6 +2959,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -2955,6 +2977,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +2994,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3005,6 +3029,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3040,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3057,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3048,6 +3075,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3092,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3103,6 +3132,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,6 +3143,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3129,6 +3160,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3146,6 +3178,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3162,6 +3195,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3212,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3194,6 +3229,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3231,6 +3267,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +3278,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3257,6 +3295,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3274,6 +3313,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +3330,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3306,6 +3347,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,6 +3385,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,6 +3396,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +3413,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3386,6 +3431,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3402,6 +3448,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3418,6 +3465,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3434,6 +3482,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3464,6 +3513,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3475,6 +3525,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3492,6 +3543,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3523,6 +3575,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3533,6 +3586,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,6 +3603,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3566,6 +3621,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +3656,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -3611,6 +3668,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +3685,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3644,6 +3703,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3660,6 +3720,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3694,6 +3755,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3704,6 +3766,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +3783,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3737,6 +3801,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +3818,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3792,6 +3858,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +3869,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +3886,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3835,6 +3904,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3851,6 +3921,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3867,6 +3938,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,6 +3976,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3914,6 +3987,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,6 +4004,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3947,6 +4022,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +4039,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3979,6 +4056,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4094,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4105,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,6 +4122,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4059,6 +4140,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4075,6 +4157,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4091,6 +4174,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4126,6 +4210,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4221,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4157,6 +4243,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4179,6 +4266,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4218,6 +4306,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -4229,6 +4318,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,6 +4340,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4272,6 +4363,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4293,6 +4385,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4332,6 +4425,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4342,6 +4436,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4363,6 +4458,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4385,6 +4481,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4503,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4450,6 +4548,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4460,6 +4559,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4581,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4503,6 +4604,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4524,6 +4626,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,6 +4648,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4587,6 +4691,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4597,6 +4702,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4618,6 +4724,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4640,6 +4747,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,6 +4769,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4682,6 +4791,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,6 +4834,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4734,6 +4845,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,6 +4867,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4777,6 +4890,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4798,6 +4912,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4819,6 +4934,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +4976,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4870,6 +4987,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5009,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4913,6 +5032,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,6 +5054,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4973,6 +5094,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -4984,6 +5106,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,6 +5128,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5027,6 +5151,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5048,6 +5173,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5094,6 +5220,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,6 +5231,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,6 +5253,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5147,6 +5276,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,6 +5298,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5189,6 +5320,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5210,6 +5342,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,6 +5385,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5262,6 +5396,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +5418,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5305,6 +5441,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5326,6 +5463,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5347,6 +5485,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +5507,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5410,6 +5550,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,6 +5561,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5441,6 +5583,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5463,6 +5606,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,6 +5628,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5505,6 +5650,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +5692,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -5557,6 +5704,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5578,6 +5726,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5600,6 +5749,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5621,6 +5771,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5642,6 +5793,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5688,6 +5840,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5698,6 +5851,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5719,6 +5873,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5741,6 +5896,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5762,6 +5918,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,6 +5940,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5804,6 +5962,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5846,6 +6005,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5856,6 +6016,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,6 +6038,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5899,6 +6061,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5920,6 +6083,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5941,6 +6105,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5984,6 +6149,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -5995,6 +6161,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6016,6 +6183,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6038,6 +6206,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6059,6 +6228,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6080,6 +6250,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6122,6 +6293,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,6 +6304,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,6 +6326,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6175,6 +6349,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +6371,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6217,6 +6393,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6238,6 +6415,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6282,6 +6460,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6292,6 +6471,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6313,6 +6493,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6335,6 +6516,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,6 +6556,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -6385,6 +6568,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,6 +6590,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6428,6 +6613,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6449,6 +6635,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6470,6 +6657,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6509,6 +6697,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6519,6 +6708,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6540,6 +6730,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6562,6 +6753,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6583,6 +6775,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6627,6 +6820,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +6831,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6658,6 +6853,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6680,6 +6876,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6701,6 +6898,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6722,6 +6920,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6743,6 +6942,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6785,6 +6985,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6795,6 +6996,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6816,6 +7018,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6838,6 +7041,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6859,6 +7063,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +7085,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6922,6 +7128,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6932,6 +7139,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6953,6 +7161,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -6975,6 +7184,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6996,6 +7206,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7017,6 +7228,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7038,6 +7250,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7077,6 +7290,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7087,6 +7301,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7108,6 +7323,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7130,6 +7346,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7151,6 +7368,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7190,6 +7408,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7201,6 +7420,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7222,6 +7442,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7244,6 +7465,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7265,6 +7487,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7286,6 +7509,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,6 +7549,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7335,6 +7560,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7356,6 +7582,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7378,6 +7605,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7399,6 +7627,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,6 +7672,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7453,6 +7683,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7474,6 +7705,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7496,6 +7728,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,6 +7750,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7538,6 +7772,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,6 +7794,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,6 +7837,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7611,6 +7848,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7632,6 +7870,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7654,6 +7893,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7675,6 +7915,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7696,6 +7937,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7717,6 +7959,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,6 +8006,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,6 +8017,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7794,6 +8039,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7816,6 +8062,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,6 +8084,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7858,6 +8106,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7879,6 +8128,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,6 +8171,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7931,6 +8182,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7952,6 +8204,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -7974,6 +8227,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7995,6 +8249,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8016,6 +8271,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8037,6 +8293,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +8332,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8343,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8106,6 +8365,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8128,6 +8388,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8166,6 +8427,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8176,6 +8438,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8197,6 +8460,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8219,6 +8483,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,6 +8523,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -8269,6 +8535,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8290,6 +8557,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8312,6 +8580,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8333,6 +8602,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8354,6 +8624,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8393,6 +8664,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +8675,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8424,6 +8697,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8446,6 +8720,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8467,6 +8742,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8511,6 +8787,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8521,6 +8798,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8542,6 +8820,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8564,6 +8843,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8585,6 +8865,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8606,6 +8887,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8627,6 +8909,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8669,6 +8952,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8679,6 +8963,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8700,6 +8985,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8722,6 +9008,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8743,6 +9030,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8764,6 +9052,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8785,6 +9074,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8827,6 +9117,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8837,6 +9128,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8858,6 +9150,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -8880,6 +9173,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8901,6 +9195,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8922,6 +9217,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +9239,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8995,6 +9292,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9005,6 +9303,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,6 +9325,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9048,6 +9348,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9081,6 +9382,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9128,6 +9430,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9150,6 +9453,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9187,6 +9491,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9197,6 +9502,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9218,6 +9524,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,6 +9548,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -9264,6 +9572,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -9297,6 +9606,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9306,6 +9616,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9342,6 +9653,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9353,6 +9665,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9391,6 +9704,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9401,6 +9715,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9422,6 +9737,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9457,6 +9773,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9468,6 +9785,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9506,6 +9824,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9514,6 +9833,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,6 +9855,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9557,6 +9878,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9592,6 +9914,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9603,6 +9926,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9625,6 +9949,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9667,6 +9992,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9677,6 +10003,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9698,6 +10025,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9736,6 +10064,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9746,6 +10075,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9767,6 +10097,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9789,6 +10120,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9835,6 +10167,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9845,6 +10178,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9866,6 +10200,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9904,6 +10239,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9914,6 +10250,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9935,6 +10272,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -9957,6 +10295,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9993,6 +10332,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10003,6 +10343,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10024,6 +10365,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10046,6 +10388,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10084,6 +10427,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10094,6 +10438,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,6 +10460,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10137,6 +10483,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10176,6 +10523,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10186,6 +10534,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10214,6 +10563,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10236,6 +10586,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10274,6 +10625,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10284,6 +10636,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10305,6 +10658,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10327,6 +10681,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10366,6 +10721,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -10377,6 +10733,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10398,6 +10755,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10420,6 +10778,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10441,6 +10800,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10480,6 +10840,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10490,6 +10851,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10511,6 +10873,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10533,6 +10896,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10554,6 +10918,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10598,6 +10963,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10608,6 +10974,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10629,6 +10996,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10651,6 +11019,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10672,6 +11041,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10693,6 +11063,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10736,6 +11107,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10744,6 +11116,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10765,6 +11138,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10791,6 +11165,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10812,6 +11187,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10833,6 +11209,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10854,6 +11231,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10896,6 +11274,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10906,6 +11285,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10934,6 +11314,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -10956,6 +11337,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10977,6 +11359,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11021,6 +11404,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11031,6 +11415,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11052,6 +11437,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11078,6 +11464,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11099,6 +11486,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11120,6 +11508,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11141,6 +11530,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11183,6 +11573,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11193,6 +11584,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11214,6 +11606,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11240,6 +11633,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11261,6 +11655,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11282,6 +11677,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11328,6 +11724,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11338,6 +11735,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11359,6 +11757,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11381,6 +11780,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11420,6 +11820,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -11431,6 +11832,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11452,6 +11854,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11478,6 +11881,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11499,6 +11903,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11523,6 +11928,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -11562,6 +11968,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11572,6 +11979,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11600,6 +12008,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11622,6 +12031,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11643,6 +12053,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11687,6 +12098,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11697,6 +12109,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11718,6 +12131,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11744,6 +12158,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11765,6 +12180,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11786,6 +12202,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11807,6 +12224,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11849,6 +12267,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11859,6 +12278,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11880,6 +12300,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -11906,6 +12327,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11927,6 +12349,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11948,6 +12371,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11969,6 +12393,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12007,6 +12432,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12017,6 +12443,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12038,6 +12465,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12064,6 +12492,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12085,6 +12514,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12109,6 +12539,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -12148,6 +12579,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12158,6 +12590,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12186,6 +12619,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12208,6 +12642,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12229,6 +12664,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12273,6 +12709,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12283,6 +12720,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12304,6 +12742,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12330,6 +12769,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12351,6 +12791,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12372,6 +12813,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12393,6 +12835,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12435,6 +12878,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12445,6 +12889,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12466,6 +12911,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12492,6 +12938,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12513,6 +12960,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12534,6 +12982,7 @@ export interface operations {
             412: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12572,6 +13021,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12582,6 +13032,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12603,6 +13054,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12625,6 +13077,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12646,6 +13099,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12685,6 +13139,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12693,6 +13148,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12714,6 +13170,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12740,6 +13197,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12761,6 +13219,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12801,6 +13260,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12809,6 +13269,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12830,6 +13291,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -12854,6 +13316,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -12877,6 +13340,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -12914,6 +13378,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12982,6 +13447,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -13069,6 +13535,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13095,6 +13562,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13163,6 +13631,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };

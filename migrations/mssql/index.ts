@@ -16,6 +16,7 @@ import { EventIds1763713400000 } from './1763713400000-event-ids.js';
 import { PermissionSetVersions1763713500000 } from './1763713500000-permission-set-versions.js';
 import { SettledLoginAttempts1763713600000 } from './1763713600000-settled-login-attempts.js';
 import { VersioningKeepsRacedVersions1763713700000 } from './1763713700000-versioning-keeps-raced-versions.js';
+import { PasswordHashCollation1763713800000 } from './1763713800000-password-hash-collation.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -39,4 +40,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   PermissionSetVersions1763713500000,
   SettledLoginAttempts1763713600000,
   VersioningKeepsRacedVersions1763713700000,
+  PasswordHashCollation1763713800000,
 ];

@@ -1,10 +1,10 @@
 import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
 import { NoRequestTransaction } from '../common/transactions/request-transaction.interceptor.js';
 import { type AuthenticatedUser, CurrentUser } from './decorators/current-user.decorator.js';
 import { Authenticated } from './decorators/require-permission.decorator.js';
-import { SesionDto } from './dto/session.dto.js';
+import { ApiSessionList, SesionDto } from './dto/session.dto.js';
 import { PathSessionId } from './session-id.pipe.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -23,7 +23,7 @@ export class SessionsController {
       'Needs a valid access token. The active sessions of the caller (one per sign-in, kept alive by refreshes), most recently used first, at most 100; ' +
       '`current` marks the one of this request’s access token. Ended and expired sessions are not listed.',
   })
-  @ApiOkResponse({ type: SesionDto, isArray: true })
+  @ApiSessionList()
   list(@CurrentUser() caller: AuthenticatedUser): Promise<SesionDto[]> {
     return this.sessions.listActive(caller.userId, caller.sessionId);
   }

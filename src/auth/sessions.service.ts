@@ -5,12 +5,9 @@ import { IsNull, MoreThan } from 'typeorm';
 import { SecurityEventsService } from '../audit/security-events.service.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { SesionDto } from './dto/session.dto.js';
+import { LISTED_SESSIONS, SesionDto } from './dto/session.dto.js';
 import { RefreshTokensService, type RevocationReason } from './refresh-tokens.service.js';
 import { SessionEntity } from './session.entity.js';
-
-/** How many sessions a list answers: the most recently used ones (a console shows a screenful). */
-export const LISTED_SESSIONS = 100;
 
 /**
  * The sessions of a user, as a sessions screen shows them, and ending one. A session is active

@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { Created } from '../common/http/created.decorator.js';
 import { type AuthenticatedUser, CurrentUser } from '../auth/decorators/current-user.decorator.js';
 import { Authenticated, RequirePermission, RequirePermissionWithQuery } from '../auth/decorators/require-permission.decorator.js';
-import { SesionDto } from '../auth/dto/session.dto.js';
+import { ApiSessionList, SesionDto } from '../auth/dto/session.dto.js';
 import { PathSessionId } from '../auth/session-id.pipe.js';
 import { type Page, PageOf } from '../common/pagination/page.js';
 import { ApiErrors } from '../common/swagger/problem.dto.js';
@@ -239,7 +239,7 @@ export class UsersController {
       'The active sessions of the user (one per sign-in, kept alive by refreshes), most recently used first, at most 100; `current` marks the caller’s own ' +
       'session when the user is the caller. Ended and expired sessions are not listed.',
   })
-  @ApiOkResponse({ type: SesionDto, isArray: true })
+  @ApiSessionList()
   @ApiErrors(400, [404, 'No such user (`no_encontrado`).'])
   sessions(@PathId() id: number, @CurrentUser() caller: AuthenticatedUser): Promise<SesionDto[]> {
     return this.userSessions.list(id, caller);

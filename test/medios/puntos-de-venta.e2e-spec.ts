@@ -278,7 +278,7 @@ describe('puntos de venta', () => {
     await deactivateMedio(medio.id);
     const before = await t.get(`${BASE}/${pdv.id}`, { token: admin });
     const body = { numeroAFIP: pdv.numeroAFIP, nombre: 'Original', domicilio: before.body.domicilio };
-    const put = await t.put(`${BASE}/${pdv.id}`, body, { token: admin, headers: { 'if-match': before.headers.etag } });
+    const put = await t.put(`${BASE}/${pdv.id}`, body, { token: admin, headers: { 'if-match': String(before.headers.etag) } });
     expect(put.status).toBe(200);
     expect(put.headers.etag).toBe(before.headers.etag);
     expect(put.body).toEqual(before.body);

@@ -201,7 +201,7 @@ describe('secciones', () => {
     const put = await t.put(
       `${BASE}/${active.id}`,
       { nombre: 'Activa', tipo: before.body.tipo },
-      { token: admin, headers: { 'if-match': before.headers.etag } },
+      { token: admin, headers: { 'if-match': String(before.headers.etag) } },
     );
     expect(put.status).toBe(200);
     expect(put.headers.etag).toBe(before.headers.etag);

@@ -3,7 +3,7 @@ import { conformanceProblem } from '../support/openapi-conformance.js';
 
 /** The check every in-process answer goes through (TestApp.request) refuses what the document does not say. */
 describe('the OpenAPI conformance check of the tests', () => {
-  const correlation = { 'x-correlation-id': '0f8fad5b-d9cb-469f-a165-70867728950e' };
+  const correlation = { 'x-correlation-id': '0f8fad5b-d9cb-469f-a165-70867728950e', 'cache-control': 'no-store' };
   const medio = {
     id: 7,
     codigo: 'DIARIO',
@@ -29,6 +29,9 @@ describe('the OpenAPI conformance check of the tests', () => {
     expect(
       conformanceProblem('GET', '/api/v1/admin/medios/7', { status: 200, ...json(medio, { etag: '"x"', 'content-type': 'text/html' }) }),
     ).toMatch(/content type text\/html not declared/);
+    expect(
+      conformanceProblem('GET', '/api/v1/admin/medios/7', { status: 200, ...json(medio, { etag: '"x"', 'cache-control': 'max-age=60' }) }),
+    ).toMatch(/header Cache-Control is max-age=60, not one of no-store/);
     expect(conformanceProblem('GET', '/api/v1/admin/medios/7', { status: 200, ...json({ ...medio, id: 'siete' }, { etag: '"x"' }) })).toMatch(
       /body does not match its schema: \/id must be integer/,
     );

@@ -43,12 +43,14 @@ class Conformance {
   private readonly ajv: Ajv;
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly responses: Record<string, Response>;
+  private readonly headers: Record<string, { schema?: { enum?: string[] } }>;
 
   constructor(document: {
     paths: Record<string, Record<string, { responses?: Operation['responses'] }>>;
-    components?: { responses?: Record<string, Response> };
+    components?: { responses?: Record<string, Response>; headers?: Record<string, { schema?: { enum?: string[] } }> };
   }) {
     this.responses = document.components?.responses ?? {};
+    this.headers = document.components?.headers ?? {};
     for (const [template, methods] of Object.entries(document.paths)) {
       const segments = template.split('/');
       const pattern = new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
@@ -80,6 +82,11 @@ class Conformance {
     if (!declared) return `${where}: status not declared (declared: ${Object.keys(operation.responses).join(', ')})`;
     const missing = Object.keys(declared.headers ?? {}).filter((name) => answer.headers[name.toLowerCase()] === undefined);
     if (missing.length) return `${where}: declared header(s) not sent: ${missing.join(', ')}`;
+    for (const name of Object.keys(declared.headers ?? {})) {
+      const allowed = this.headerEnum(declared.headers![name]);
+      const sent = String(answer.headers[name.toLowerCase()]);
+      if (allowed && !allowed.includes(sent)) return `${where}: header ${name} is ${sent}, not one of ${allowed.join(' | ')}`;
+    }
     if (!answer.text) return undefined;
     const type = String(answer.headers['content-type'] ?? '')
       .split(';')[0]!
@@ -94,6 +101,13 @@ class Conformance {
       .slice(0, 5)
       .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     return `${where}: body does not match its schema: ${errors.join('; ')}; body: ${answer.text.slice(0, 300)}`;
+  }
+
+  /** The values a declared header may take, when its schema lists them. */
+  private headerEnum(header: unknown): string[] | undefined {
+    const ref = (header as { $ref?: string } | undefined)?.$ref;
+    const resolved = ref ? this.headers[ref.replace('#/components/headers/', '')] : (header as { schema?: { enum?: string[] } } | undefined);
+    return resolved?.schema?.enum;
   }
 
   /** A response of the operation, or the one of components.responses it refers to. */

@@ -6,13 +6,19 @@ import { TokenPairDto } from './refresh.dto.js';
 import { PERMISSION_CODE_SCHEMA } from '../permissions.js';
 
 export class LoginDto {
-  @ApiProperty({ example: 'admin', maxLength: 50 })
+  @ApiProperty({ example: 'admin', minLength: 1, maxLength: 50 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(50)
   username!: string;
 
-  @ApiProperty({ example: 'la-contraseña', description: 'Used exactly as sent (no trimming); at most 72 bytes (UTF-8).', format: 'password' })
+  @ApiProperty({
+    example: 'la-contraseña',
+    description: 'Used exactly as sent (no trimming); at most 72 bytes (UTF-8).',
+    format: 'password',
+    minLength: 1,
+    maxLength: 72,
+  })
   @IsString()
   @IsNotEmpty()
   @MaxBytes(MAX_PASSWORD_BYTES)

@@ -1,5 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { SessionEntity } from '../session.entity.js';
+
+/** How many sessions a list answers: the most recently used ones (a console shows a screenful). */
+export const LISTED_SESSIONS = 100;
 
 /** An active session: one sign-in and its refreshes (a refresh-token family). */
 export class SesionDto {
@@ -49,4 +53,12 @@ export class SesionDto {
       current: id === currentSessionId,
     };
   }
+}
+
+/** The 200 of a session list: an array of at most LISTED_SESSIONS sessions. */
+export function ApiSessionList(): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(SesionDto),
+    ApiOkResponse({ schema: { type: 'array', maxItems: LISTED_SESSIONS, items: { $ref: getSchemaPath(SesionDto) } } }),
+  );
 }

@@ -40,6 +40,11 @@ export const SHARED_HEADERS: Record<string, HeaderObject> = {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0, example: 60 },
   },
+  'Cache-Control': {
+    description:
+      '`no-store` on every answer under `/api/v1` (errors included): answers carry personal data and the state of one instant. The probes under `/health` answer `no-cache, no-store, must-revalidate`; the published key sets (`/.well-known/jwks.json`, `/.well-known/audit-keys.json`) `public, max-age=300`.',
+    schema: { type: 'string', enum: ['no-store', 'no-cache, no-store, must-revalidate', 'public, max-age=300'], example: 'no-store' },
+  },
   'WWW-Authenticate': {
     description: 'How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`.',
     schema: { type: 'string', example: 'Bearer realm="medios-admin-api"' },
@@ -175,7 +180,7 @@ const STATUS_TITLES: Record<SharedAnswer['status'], string> = {
 function sharedResponses(): Record<string, ResponseObject> {
   return Object.fromEntries(
     SHARED_ANSWERS.flatMap((r) => {
-      const headers: Record<string, ReferenceObject> = { 'X-Correlation-Id': ref('X-Correlation-Id') };
+      const headers: Record<string, ReferenceObject> = { 'X-Correlation-Id': ref('X-Correlation-Id'), 'Cache-Control': ref('Cache-Control') };
       if (r.status === 503) headers['Retry-After'] = ref('Retry-After');
       return [
         [
@@ -334,6 +339,7 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     for (const [status, response] of Object.entries(op.responses)) {
       if (!response || '$ref' in response) continue;
       addHeader(response, 'X-Correlation-Id');
+      addHeader(response, 'Cache-Control');
       if (status === '201') addHeader(response, 'Location');
       if (status === '429' || status === '503') addHeader(response, 'Retry-After');
       // a guarded operation's 401 (no_autenticado) carries the bearer challenge

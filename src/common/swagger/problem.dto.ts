@@ -3,6 +3,7 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchem
 import { STATUS_CODES } from 'node:http';
 import { DEFAULT_FIELD_ERROR_CODE } from '../errors/domain-error.js';
 import { ERROR_CODES } from '../errors/error-codes.js';
+import { MAX_FIELD_ERRORS } from '../errors/error-renderer.js';
 
 /** The closed list of `code` values, one named schema shared by both error bodies. */
 const ERROR_CODE_SCHEMA = { enum: Object.keys(ERROR_CODES), enumName: 'ErrorCode' } as const;
@@ -27,7 +28,8 @@ export class ProblemDetailsDto {
   @ApiProperty({ ...ERROR_CODE_SCHEMA, example: 'medio_inactivo', description: 'Stable machine code; the list is closed.' }) code!: string;
   @ApiProperty({ format: 'uuid', example: '0f8fad5b-d9cb-469f-a165-70867728950e', description: 'The `X-Correlation-Id` of the request.' })
   correlationId!: string;
-  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Only on validation failures.' }) errors?: FieldErrorDto[];
+  @ApiPropertyOptional({ type: [FieldErrorDto], maxItems: MAX_FIELD_ERRORS, description: 'Only on validation failures; the first 20.' })
+  errors?: FieldErrorDto[];
 }
 
 /** The error body of the fiscal routes (/api/v1/admin/fiscal/*). */

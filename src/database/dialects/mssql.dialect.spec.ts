@@ -151,7 +151,7 @@ SELECT @result AS result;`);
       expect(await dialect.prerequisiteProblems(fakeDb([[{ rcsi: 1 }], []]).db)).toEqual([]);
     });
 
-    it("reports a login that may UPDATE or DELETE the append-only tables (db_owner skips the role's DENYs)", async () => {
+    it("reports a login that may UPDATE, DELETE or ALTER (so TRUNCATE) the append-only tables (db_owner skips the role's DENYs)", async () => {
       const owner = fakeDb([[{ rcsi: 1 }], [{ name: 'audit_events' }, { name: 'audit_seals' }]]);
       const problems = await dialect.prerequisiteProblems(owner.db);
       expect(problems).toEqual([expect.stringContaining('may change or delete rows of audit_events, audit_seals')]);
@@ -159,6 +159,7 @@ SELECT @result AS result;`);
       const check = owner.calls[1]!;
       expect(check.sql).toContain("HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'UPDATE') = 1");
       expect(check.sql).toContain("HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'DELETE') = 1");
+      expect(check.sql).toContain("HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'ALTER') = 1");
       expect(check.parameters.map((p) => (p as MssqlParameter).value)).toEqual([
         'audit_events',
         'security_events',

@@ -346,14 +346,16 @@ ORDER BY e.occurred_at DESC, e.id DESC`;
           'and be answered 503. Turn it on (ALTER DATABASE … SET READ_COMMITTED_SNAPSHOT ON WITH ROLLBACK IMMEDIATE; docs/sqlserver.md, step 2)',
       );
     }
-    // the login's effective permissions: members of db_owner or sysadmin skip the role's DENYs
+    // the login's effective permissions: members of db_owner or sysadmin skip the role's DENYs;
+    // TRUNCATE TABLE needs ALTER here (PostgreSQL's check names TRUNCATE itself)
     const { values, parameters } = tableList(APPEND_ONLY_TABLES);
     const writable: Array<{ name: string }> = await db.query(
       `SELECT n.name
          FROM (VALUES ${values}) AS n(ord, name)
         WHERE OBJECT_ID(N'dbo.' + QUOTENAME(n.name)) IS NOT NULL
           AND (HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'UPDATE') = 1
-               OR HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'DELETE') = 1)
+               OR HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'DELETE') = 1
+               OR HAS_PERMS_BY_NAME(N'dbo.' + QUOTENAME(n.name), N'OBJECT', N'ALTER') = 1)
         ORDER BY n.ord`,
       parameters,
     );

@@ -6,6 +6,8 @@ import { MaxBytes } from '../../common/validation/max-bytes.js';
 export class ChangeOwnPasswordDto {
   @ApiProperty({
     format: 'password',
+    minLength: 1,
+    maxLength: 72,
     description:
       'The current password (400 `password_actual_incorrecto` when wrong); at most 72 bytes (UTF-8), never truncated (else 400 `validacion`).',
   })
