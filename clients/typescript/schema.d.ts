@@ -630,7 +630,7 @@ export interface paths {
         get: operations["getPuntoDeVenta"];
         /**
          * Update a point of sale
-         * @description Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive, 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.
+         * @description Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive (unless the values are those it has: 200, nothing written), 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.
          *
          *     Required permission: `administracion:puntos_de_venta:gestionar`.
          */
@@ -675,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a point of sale
-         * @description Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.
+         * @description Idempotent (a repeat answers 200 and writes no audit event, even while its medio is inactive). Otherwise 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.
          *
          *     Required permission: `administracion:puntos_de_venta:gestionar`.
          */
@@ -890,7 +890,7 @@ export interface paths {
         get: operations["getSeccion"];
         /**
          * Update a seccion
-         * @description Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.update`.
+         * @description Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive, unless the values are those it has (200, nothing written). Audited as `seccion.update`.
          *
          *     Required permission: `administracion:medios:gestionar`.
          */
@@ -913,7 +913,7 @@ export interface paths {
         put?: never;
         /**
          * Deactivate a seccion
-         * @description Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.
+         * @description Idempotent (a repeat answers 200 and writes no audit event, even while the medio is inactive). Otherwise 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.
          *
          *     Required permission: `administracion:medios:gestionar`.
          */
@@ -935,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Reactivate a seccion
-         * @description Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.
+         * @description Idempotent (a repeat answers 200 and writes no audit event, even while the medio is inactive). Otherwise 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.
          *
          *     Required permission: `administracion:medios:gestionar`.
          */
@@ -2747,8 +2747,10 @@ export interface components {
         Location: string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description `no-store` on every answer under `/api/v1` (errors included): answers carry personal data and the state of one instant. The probes under `/health` answer `no-cache, no-store, must-revalidate`; the published key sets (`/.well-known/jwks.json`, `/.well-known/audit-keys.json`) `public, max-age=300`. */
-        "Cache-Control": "no-store" | "no-cache, no-store, must-revalidate" | "public, max-age=300";
+        /** @description Every answer of `/api/v1` and of the probes, and every error answer: its content is personal data or the state of one instant, never to be stored by a cache. */
+        "Cache-Control": "no-store";
+        /** @description A published key set: keys change only when an operator rotates them, and a verifier may keep them for 5 minutes. */
+        "Cache-Control-Cacheable": "public, max-age=300";
         /** @description How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`. */
         "WWW-Authenticate": string;
     };
@@ -2768,7 +2770,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Cache-Control": components["headers"]["Cache-Control-Cacheable"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,7 +2810,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Cache-Control": components["headers"]["Cache-Control-Cacheable"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -24,6 +24,9 @@ const TERMINUS_BODY = {
   },
 };
 
+/** terminus' own Cache-Control is left off: every probe answer carries the service's `no-store`, as every /health answer does. */
+const PROBE = { noCache: false, swaggerDocumentation: true };
+
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
@@ -46,7 +49,7 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @HealthCheck()
+  @HealthCheck(PROBE)
   @ApiOperation({
     operationId: 'getReadiness',
     summary: 'Readiness probe',
@@ -60,7 +63,7 @@ export class HealthController {
 
   @Get('audit')
   @Public()
-  @HealthCheck()
+  @HealthCheck(PROBE)
   @ApiOperation({
     operationId: 'getAuditHealth',
     summary: 'Audit storage health',

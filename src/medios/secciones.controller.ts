@@ -64,7 +64,7 @@ export class SeccionesController {
     operationId: 'updateSeccion',
     summary: 'Update a seccion',
     description:
-      'Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.update`.',
+      'Replaces `nombre` and `tipo`. `medioId` and `codigo` are immutable (400 `campo_inmutable`). 409 `medio_inactivo` while the medio is inactive, unless the values are those it has (200, nothing written). Audited as `seccion.update`.',
   })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, MEDIO_INACTIVO)
@@ -79,7 +79,7 @@ export class SeccionesController {
     operationId: 'deactivateSeccion',
     summary: 'Deactivate a seccion',
     description:
-      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.',
+      'Idempotent (a repeat answers 200 and writes no audit event, even while the medio is inactive). Otherwise 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.deactivate`.',
   })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors(400, 404, MEDIO_INACTIVO)
@@ -94,7 +94,7 @@ export class SeccionesController {
     operationId: 'reactivateSeccion',
     summary: 'Reactivate a seccion',
     description:
-      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.',
+      'Idempotent (a repeat answers 200 and writes no audit event, even while the medio is inactive). Otherwise 409 `medio_inactivo` while the medio is inactive. Audited as `seccion.reactivate`.',
   })
   @ApiOkResponse({ type: SeccionDto })
   @ApiErrors(400, 404, MEDIO_INACTIVO)

@@ -10,7 +10,6 @@ import { DelegationPolicy } from '../auth/delegation.policy.js';
 import { Clock } from '../common/context/clock.js';
 import { DomainError, NotFoundError } from '../common/errors/domain-error.js';
 import { containsAny, containsPattern } from '../common/pagination/search.js';
-import { VersionConflictError } from '../common/versioning/etag.interceptor.js';
 import { SQL_DIALECT, type SqlDialect } from '../database/dialects/index.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AntiLockoutService } from './anti-lockout.service.js';
@@ -158,16 +157,12 @@ export class RolesService {
       added.map((p) => p.codigo),
     );
     // read before the write, thrown after anti-lockout (a removal that would leave nobody able to
-    // administer is 409 whoever asks), but never hidden by a stale If-Match (412 at the write)
+    // administer is 409 whoever asks)
     const holdersRefusal = before.some((c) => !after.includes(c)) ? await this.delegation.refusalOfHoldersOf(callerId, role, before) : undefined;
-    // the set lives in role_permissions: the role's permisos_version stands for it (If-Match); the
-    // UPDATE of the role's row also makes concurrent replacements of the set wait for each other
-    try {
-      await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() }, PERMISSION_SET_VERSION);
-    } catch (err) {
-      throw err instanceof VersionConflictError && holdersRefusal ? holdersRefusal : err;
-    }
 
+    // The set is written first and the role's version last, so that the 409 and the 403 below,
+    // which need the set as written, come before the 412 of a stale If-Match, as every other
+    // refusal does; the anti-lockout lock taken above already serializes replacements of any set.
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));
     if (removed.length) {
@@ -184,6 +179,8 @@ export class RolesService {
       // the refusal rolls back what was written above
       if (holdersRefusal) throw holdersRefusal;
     }
+    // the set lives in role_permissions: the role's permisos_version stands for it (If-Match)
+    await this.versions.update(RoleEntity, { id: role.id }, { updatedAt: this.clock.now() }, PERMISSION_SET_VERSION);
 
     await this.audit.record('rol.permisos_update', 'rol', codigo, { before, after });
     return { codigo, permisos: after };

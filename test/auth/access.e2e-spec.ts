@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { VerifiedTokens } from '../../src/auth/verified-tokens.js';
 import { TestApp, expectProblem } from '../support/test-app.js';
 import {
   PROBE_AUDITED,
@@ -98,6 +99,22 @@ describe('auth: access tokens and the deny-by-default guard', () => {
       await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 20));
       expectProblem(await t.get(PROBE_GUARDED, { token }), 401, 'no_autenticado');
       expectProblem(await t.get(ME, { token }), 401, 'no_autenticado');
+    });
+
+    it('verifies a token once and recalls it after, and remembers no token it refused', async () => {
+      const tokens = t.app.get(VerifiedTokens);
+      const user = await t.createUser('auditor');
+      const token = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'auditor', token: user.token }));
+      const before = tokens.size;
+      expect(tokens.recall(token, Date.now())).toBeUndefined();
+      expect((await t.get(ME, { token })).status).toBe(200);
+      expect(tokens.recall(token, Date.now())).toMatchObject({ userId: user.id, sessionId: decodeJwt(user.token).payload.sid });
+      expect((await t.get(ME, { token })).status).toBe(200);
+      expect(tokens.size).toBe(before + 1);
+      const expired = forge.rs256(forge.claims({ id: user.id, username: user.username, rol: 'auditor', token: user.token }, { exp: now() - 1 }));
+      expectProblem(await t.get(ME, { token: expired }), 401, 'no_autenticado');
+      expectProblem(await t.get(ME, { token: forge.tampered(token, { rol: 'admin' }) }), 401, 'no_autenticado');
+      expect(tokens.size).toBe(before + 1);
     });
 
     it('refuses a tampered copy of a token it has accepted, and still accepts the original', async () => {

@@ -289,11 +289,10 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
       }
     });
 
-    it('compares hashes exactly: token_hash and password_hash (users and its history) take the binary collation', () => {
+    it('compares hashes exactly: token_hash and password_hash take the binary collation', () => {
       for (const [table, column] of [
         ['refresh_tokens', 'token_hash'],
         ['users', 'password_hash'],
-        ['users_history', 'password_hash'],
       ] as const) {
         expect(`${table}.${column} ${schema.tables.get(table)!.columns.get(column)!.definition}`).toMatch(
           / nvarchar\(\d+\) COLLATE Latin1_General_100_BIN2 NOT NULL$/,

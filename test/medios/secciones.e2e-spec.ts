@@ -206,9 +206,23 @@ describe('secciones', () => {
     expect(put.status).toBe(200);
     expect(put.headers.etag).toBe(before.headers.etag);
     expect(put.body).toEqual(before.body);
-    expect((await t.post(`${BASE}/${active.id}/reactivate`, undefined, { token: admin })).body.activo).toBe(true);
-    expect((await t.post(`${BASE}/${inactive.id}/deactivate`, undefined, { token: admin })).body.activo).toBe(false);
-    expect(await t.auditEvents({ targetType: 'seccion', targetId: String(active.id), action: 'seccion.update' })).toHaveLength(0);
+    const reactivate = await t.post(`${BASE}/${active.id}/reactivate`, undefined, { token: admin });
+    expect(reactivate.body.activo).toBe(true);
+    expect(reactivate.headers.etag).toBe(before.headers.etag);
+    const inactiveBefore = await t.get(`${BASE}/${inactive.id}`, { token: admin });
+    const deactivate = await t.post(`${BASE}/${inactive.id}/deactivate`, undefined, { token: admin });
+    expect(deactivate.body.activo).toBe(false);
+    expect(deactivate.headers.etag).toBe(inactiveBefore.headers.etag);
+    for (const id of [active.id, inactive.id]) {
+      const events = await t.auditEvents({ targetType: 'seccion', targetId: String(id) });
+      expect(events.map((e) => e.action).sort()).toEqual(id === inactive.id ? ['seccion.create', 'seccion.deactivate'] : ['seccion.create']);
+    }
+    // a repeat still checks the If-Match it carries
+    expectProblem(
+      await t.put(`${BASE}/${active.id}`, { nombre: 'Activa', tipo: before.body.tipo }, { token: admin, headers: { 'if-match': '"stale"' } }),
+      412,
+      'version_obsoleta',
+    );
     // a real change is still refused
     expectProblem(await t.put(`${BASE}/${active.id}`, { nombre: 'Otra', tipo: before.body.tipo }, { token: admin }), 409, 'medio_inactivo');
   });

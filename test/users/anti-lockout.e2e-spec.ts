@@ -112,6 +112,13 @@ describe('anti-lockout', () => {
     const before = (await t.get('/api/v1/roles/admin/permisos', { token: await t.adminToken() })).body.permisos as string[];
     const res = await t.put('/api/v1/roles/admin/permisos', { permisos: before.filter((c) => c !== ROLES_MANAGE) }, { token: manager.token });
     expectProblem(res, 409, 'anti_lockout');
+    // a stale If-Match hides neither this 409 nor the 403 of the stronger holders behind it
+    const stale = await t.request('PUT', '/api/v1/roles/admin/permisos', {
+      token: manager.token,
+      body: { permisos: before.filter((c) => c !== ROLES_MANAGE) },
+      headers: { 'if-match': '"version-vieja"' },
+    });
+    expectProblem(stale, 409, 'anti_lockout');
     expect((await t.get('/api/v1/roles/admin/permisos', { token: await t.adminToken() })).body.permisos).toEqual(before);
     expect(await t.auditEvents({ action: 'rol.permisos_update', targetId: 'admin' })).toHaveLength(0);
   });

@@ -44,7 +44,8 @@ export function sendError(
     logger.error({ err: exception, correlationId: request.id, method: request.method, url: redactQuery(request.url) }, 'request failed');
   }
   if (reply.sent) return;
-  reply.status(rendered.status).header('content-type', rendered.contentType);
+  // an error is never to be cached, whatever the route would send on success (the key sets' public max-age)
+  reply.status(rendered.status).header('content-type', rendered.contentType).header('cache-control', 'no-store');
   for (const [k, v] of Object.entries(rendered.headers)) reply.header(k, v);
   void reply.send(rendered.body);
 }

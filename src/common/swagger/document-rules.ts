@@ -42,8 +42,12 @@ export const SHARED_HEADERS: Record<string, HeaderObject> = {
   },
   'Cache-Control': {
     description:
-      '`no-store` on every answer under `/api/v1` (errors included): answers carry personal data and the state of one instant. The probes under `/health` answer `no-cache, no-store, must-revalidate`; the published key sets (`/.well-known/jwks.json`, `/.well-known/audit-keys.json`) `public, max-age=300`.',
-    schema: { type: 'string', enum: ['no-store', 'no-cache, no-store, must-revalidate', 'public, max-age=300'], example: 'no-store' },
+      'Every answer of `/api/v1` and of the probes, and every error answer: its content is personal data or the state of one instant, never to be stored by a cache.',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+  'Cache-Control-Cacheable': {
+    description: 'A published key set: keys change only when an operator rotates them, and a verifier may keep them for 5 minutes.',
+    schema: { type: 'string', enum: ['public, max-age=300'] },
   },
   'WWW-Authenticate': {
     description: 'How to authenticate (RFC 6750): a bearer access token, from `POST /api/v1/auth/login`.',
@@ -74,11 +78,17 @@ function operations(doc: OpenAPIObject): OperationObject[] {
   return Object.values(doc.paths).flatMap((item) => HTTP_METHODS.map((m) => item[m]).filter((op): op is OperationObject => op !== undefined));
 }
 
-/** Adds the header unless the operation's answer already declares it (a decorator wins). */
-function addHeader(response: ResponseObject, name: string): void {
+function operationsByPath(doc: OpenAPIObject): Array<[string, OperationObject]> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.map((m) => item[m]).flatMap((op): Array<[string, OperationObject]> => (op ? [[path, op]] : [])),
+  );
+}
+
+/** Adds the header (as components.headers[component]) unless the operation's answer already declares it (a decorator wins). */
+function addHeader(response: ResponseObject, name: string, component = name): void {
   const existing = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase());
   if (existing.includes(name.toLowerCase())) return;
-  response.headers = { ...response.headers, [name]: ref(name) };
+  response.headers = { ...response.headers, [name]: ref(component) };
 }
 
 /** `type: number` → `integer` on every schema property and parameter not named in DECIMAL_FIELDS. */
@@ -331,7 +341,7 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     if (!referenced.includes(`"#/components/responses/${name}"`)) delete doc.components.responses?.[name];
   }
   const used = new Set<string>();
-  for (const op of operations(doc)) {
+  for (const [path, op] of operationsByPath(doc)) {
     // No global security requirement exists, so an operation without one is public (@Public):
     // say so explicitly instead of leaving readers and linters to guess.
     if (!op.security) op.security = [];
@@ -339,7 +349,9 @@ export function applyDocumentRules(doc: OpenAPIObject): OpenAPIObject {
     for (const [status, response] of Object.entries(op.responses)) {
       if (!response || '$ref' in response) continue;
       addHeader(response, 'X-Correlation-Id');
-      addHeader(response, 'Cache-Control');
+      // the key sets' successful answers may be cached; anything else, errors of the key sets included, is no-store
+      if (path.startsWith('/.well-known/') && status.startsWith('2')) addHeader(response, 'Cache-Control', 'Cache-Control-Cacheable');
+      else addHeader(response, 'Cache-Control');
       if (status === '201') addHeader(response, 'Location');
       if (status === '429' || status === '503') addHeader(response, 'Retry-After');
       // a guarded operation's 401 (no_autenticado) carries the bearer challenge

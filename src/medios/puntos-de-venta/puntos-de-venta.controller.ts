@@ -87,7 +87,7 @@ export class PuntosDeVentaController {
     operationId: 'updatePuntoDeVenta',
     summary: 'Update a point of sale',
     description:
-      'Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive, 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.',
+      'Replaces `numeroAFIP`, `nombre` and `domicilio`; an inactive point of sale may be updated. 409 `medio_inactivo` while its medio is inactive (unless the values are those it has: 200, nothing written), 409 `duplicado` for a numeroAFIP taken in the medio. `medioId` is immutable (400 `campo_inmutable`). Audited as `punto_de_venta.update`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, [
@@ -119,7 +119,7 @@ export class PuntosDeVentaController {
     operationId: 'reactivatePuntoDeVenta',
     summary: 'Reactivate a point of sale',
     description:
-      'Idempotent (a repeat answers 200 and writes no audit event). 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.',
+      'Idempotent (a repeat answers 200 and writes no audit event, even while its medio is inactive). Otherwise 409 `medio_inactivo` while its medio is inactive: reactivate the medio first. Audited as `punto_de_venta.reactivate`.',
   })
   @ApiOkResponse({ type: PuntoDeVentaDto })
   @ApiErrors(400, 404, [409, 'The medio is inactive (`medio_inactivo`).'])

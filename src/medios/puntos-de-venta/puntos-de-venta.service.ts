@@ -27,8 +27,9 @@ import { VersionedWrites } from '../../common/versioning/versioned-writes.js';
 import { findResource, insertResource } from '../../database/resource-row.js';
 
 /**
- * Puntos de venta: numeroAFIP unique within the medio; create and update
- * need an active medio (409 `medio_inactivo`); an inactive point of sale may still be updated.
+ * Puntos de venta: numeroAFIP unique within the medio; a create, and an update or reactivation
+ * that changes something, need an active medio (409 `medio_inactivo`); an inactive point of sale
+ * may still be updated.
  * There is deliberately no number reservation or next-number operation.
  */
 @Injectable()
