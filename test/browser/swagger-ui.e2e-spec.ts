@@ -88,6 +88,24 @@ describeInBrowser('Swagger UI in a real browser', () => {
     expect(failed).toEqual([]);
     await expect(operation(page, 'get', '/api/v1/roles').count()).resolves.toBe(1);
   });
+
+  it('loads over plain HTTP from a host name that is not localhost, as on a shared development server', async () => {
+    // a name the browser does not treat as a secure context (localhost and 127.0.0.1 are): a CSP
+    // with upgrade-insecure-requests made it fetch the page's assets over https, and the UI stayed blank
+    const remote = await launchChromium(['--host-resolver-rules=MAP docs.medios.test 127.0.0.1']);
+    try {
+      const other = await remote.newPage();
+      const failed: string[] = [];
+      other.on('requestfailed', (request) => failed.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+      other.on('response', (response) => void (response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`)));
+      await other.goto(`${baseUrl.replace('127.0.0.1', 'docs.medios.test')}/docs`);
+      await other.locator('.swagger-ui .information-container .title').waitFor({ timeout: 10_000 });
+      expect(failed).toEqual([]);
+      await expect(operation(other, 'get', '/api/v1/roles').count()).resolves.toBe(1);
+    } finally {
+      await remote.close();
+    }
+  });
 });
 
 /** The operation block of Swagger UI for a method and path. */

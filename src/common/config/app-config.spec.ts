@@ -110,6 +110,11 @@ describe('configuration', () => {
         expect(problems.join()).not.toMatch(/Kx9|prod-Secret|Tail7/);
       }
       expect(url('postgres://svc:Kx9%40prod-Secret%2FTail7@127.0.0.1:5432/db')).toEqual([]);
+      // a SQL Server URL names its database: the login's default (master) is never guessed
+      for (const bare of ['mssql://sa:Secreto1@127.0.0.1:1433', 'sqlserver://sa:Secreto1@127.0.0.1:1433/']) {
+        expect(url(bare)).toEqual([expect.stringMatching(/^DATABASE_URL names no database: write mssql:\/\/user:password@host:1433\/<database>/)]);
+        expect(url(bare).join()).not.toContain('Secreto1');
+      }
       // database names may hold @, and / written as %2F; socket and instance forms stay accepted
       for (const ok of [
         'postgres://svc:pw@db:5432/medios@2024',

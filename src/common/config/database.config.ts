@@ -81,11 +81,16 @@ export type DatabaseConfig = ReturnType<typeof databaseConfig>;
 /**
  * What makes a connection URL of the right scheme unusable, or undefined: what the service's own
  * parser (parseDatabaseUrl) refuses — a port that is not a number from 1 to 65535, a bad host, or
- * a `%` in the user or password that is not an escape (`%` is written `%25`).
+ * a `%` in the user or password that is not an escape (`%` is written `%25`) — and a SQL Server
+ * URL that names no database.
  */
 function urlProblem(url: string): string | undefined {
   try {
-    parseDatabaseUrl(url);
+    const parsed = parseDatabaseUrl(url);
+    // without one, the driver would use the login's default database (master, usually) and the
+    // migrations would build the schema there (PostgreSQL's default, the user's own name, is asked for explicitly)
+    if (parsed.engine === 'mssql' && !parsed.database)
+      return "names no database: write mssql://user:password@host:1433/<database> (the service never falls back to the login's default database, usually master)";
     // A password holding a raw `/` ends the authority early: the URL still parses, but its host is
     // a piece of the password (the driver would look it up and log it) and the rest, up to the
     // real host and the database, lands in the path. A database name is one path segment (a `/`

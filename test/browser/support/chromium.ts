@@ -26,7 +26,7 @@ export function describeInBrowser(title: string, body: () => void): void {
 }
 
 /** Headless chromium without a desktop profile's background traffic (updates, sync, QUIC probes). */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   if (missing()) {
     throw new Error(
       `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium), or set BROWSER_TESTS=skip to skip the browser tests on purpose`,
@@ -43,6 +43,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      ...extraArgs,
     ],
   });
 }
