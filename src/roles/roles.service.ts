@@ -149,6 +149,8 @@ export class RolesService {
     const wanted = await this.permissions.requireKnown(requested, 'permisos');
     const role = await this.find(codigo, true);
     await this.delegation.assertNotOwnRole(callerId, codigo);
+    // a replacement that committed since the If-Match was checked is the 412 before anything is written
+    this.versions.assertUnchangedSinceCheck(RoleEntity, PERMISSION_SET_VERSION, role.permisosVersion);
     const before = await this.permissions.ofRole(role.id);
     const after = wanted.map((p) => p.codigo);
     const added = wanted.filter((p) => !before.includes(p.codigo));
@@ -161,8 +163,8 @@ export class RolesService {
     const holdersRefusal = before.some((c) => !after.includes(c)) ? await this.delegation.refusalOfHoldersOf(callerId, role, before) : undefined;
 
     // The set is written first and the role's version last, so that the 409 and the 403 below,
-    // which need the set as written, come before the 412 of a stale If-Match, as every other
-    // refusal does; the anti-lockout lock taken above already serializes replacements of any set.
+    // which need the set as written, come before the 412 of an If-Match that was stale from the
+    // start; the anti-lockout lock taken above already serializes replacements of any set.
     const tx = this.txHost.tx;
     const removed = before.filter((c) => !after.includes(c));
     if (removed.length) {

@@ -29,6 +29,22 @@ export class VersionedWrites {
   ) {}
 
   /**
+   * 412 at once when the row, as the caller has just locked it, no longer has the version the
+   * request's If-Match was checked against: another change committed in between. For a change that
+   * writes other rows before its own versioned `update` (a role's permission set, written first so
+   * that its 409 and 403 come before a stale tag's 412): racing a concurrent change, those writes
+   * would touch rows that change wrote, which SQL Server's temporal tables refuse (error 13535, a
+   * 503) where the race is a 412.
+   */
+  assertUnchangedSinceCheck(entity: EntityTarget<ObjectLiteral>, versionColumn: string, lockedVersion: number): void {
+    const expected = this.cls.isActive() ? this.cls.get('ifMatchVersion') : undefined;
+    const table = this.txHost.tx.connection.getMetadata(entity).tableName;
+    if (expected && expected.table === table && expected.column === versionColumn && expected.version !== lockedVersion) {
+      throw new VersionConflictError();
+    }
+  }
+
+  /**
    * `versionColumn` names the version the change compares and increments: the row's `version`, or
    * the version of a set the row carries (`permisos_version`, see VersionedResource), whose write
    * leaves the row's `version` as it is: the row's own representation did not change.
