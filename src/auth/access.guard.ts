@@ -113,7 +113,7 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (recalled) return recalled;
     await super.canActivate(ctx);
     const token = request[VERIFIED_TOKEN] as VerifiedToken;
-    if (raw !== null) this.verified.remember(raw, token, token.exp);
+    if (raw !== null) this.verified.remember(raw, token);
     return token;
   }
 

@@ -14,7 +14,7 @@ const token = (userId: number, exp: number): VerifiedToken => ({
 describe('VerifiedTokens', () => {
   it('recalls a remembered token until the second of its exp, as jsonwebtoken compares it', () => {
     const tokens = new VerifiedTokens();
-    tokens.remember('a.b.cA', token(1, 1_000), 1_000);
+    tokens.remember('a.b.cA', token(1, 1_000));
     expect(tokens.recall('a.b.cA', 999_999)?.userId).toBe(1);
     expect(tokens.recall('a.b.cA', 1_000_000)).toBeUndefined();
     // an expired entry is forgotten, not kept for later
@@ -23,7 +23,7 @@ describe('VerifiedTokens', () => {
 
   it('recalls only the exact token string', () => {
     const tokens = new VerifiedTokens();
-    tokens.remember('a.b.cA', token(1, 2_000), 2_000);
+    tokens.remember('a.b.cA', token(1, 2_000));
     expect(tokens.recall('a.b.CA', 0)).toBeUndefined();
     expect(tokens.recall('a.b.cA ', 0)).toBeUndefined();
     expect(tokens.recall('a.b.cA', 0)?.userId).toBe(1);
@@ -32,16 +32,16 @@ describe('VerifiedTokens', () => {
   it('remembers a signature only as the encoder spells it, so one token is one entry', () => {
     const tokens = new VerifiedTokens();
     // "cA" and "cB" decode to the same byte; "cB" sets spare bits the encoder leaves at zero
-    tokens.remember('a.b.cB', token(1, 2_000), 2_000);
+    tokens.remember('a.b.cB', token(1, 2_000));
     expect(tokens.size).toBe(0);
-    tokens.remember('a.b.cA', token(1, 2_000), 2_000);
-    tokens.remember('a.b.cA', token(1, 2_000), 2_000);
+    tokens.remember('a.b.cA', token(1, 2_000));
+    tokens.remember('a.b.cA', token(1, 2_000));
     expect(tokens.size).toBe(1);
   });
 
   it('keeps at most 10,000 tokens, forgetting the oldest first', () => {
     const tokens = new VerifiedTokens();
-    for (let i = 1; i <= 10_001; i++) tokens.remember(`t.${i}.AA`, token(i, 2_000), 2_000);
+    for (let i = 1; i <= 10_001; i++) tokens.remember(`t.${i}.AA`, token(i, 2_000));
     expect(tokens.size).toBe(10_000);
     expect(tokens.recall('t.1.AA', 0)).toBeUndefined();
     expect(tokens.recall('t.2.AA', 0)?.userId).toBe(2);

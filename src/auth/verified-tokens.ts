@@ -5,12 +5,6 @@ import type { VerifiedToken } from './jwt.strategy.js';
 /** How many distinct tokens are remembered; the oldest is forgotten first. */
 const CAPACITY = 10_000;
 
-interface Remembered {
-  token: VerifiedToken;
-  /** the `exp` claim, in seconds */
-  exp: number;
-}
-
 /**
  * Access tokens whose signature and claims were verified, remembered until they expire so that
  * the same token presented again skips the RS256 verification. A token is signed once and never
@@ -26,21 +20,22 @@ interface Remembered {
  */
 @Injectable()
 export class VerifiedTokens {
-  private readonly byDigest = new Map<string, Remembered>();
+  private readonly byDigest = new Map<string, VerifiedToken>();
 
   /** The verified token for this bearer token, if it was verified before and has not expired. */
   recall(raw: string, nowMs: number): VerifiedToken | undefined {
     const key = digestOf(raw);
-    const entry = this.byDigest.get(key);
-    if (entry === undefined) return undefined;
-    if (Math.floor(nowMs / 1000) >= entry.exp) {
+    const token = this.byDigest.get(key);
+    if (token === undefined) return undefined;
+    // the `exp` claim is in seconds
+    if (Math.floor(nowMs / 1000) >= token.exp) {
       this.byDigest.delete(key);
       return undefined;
     }
-    return entry.token;
+    return token;
   }
 
-  remember(raw: string, token: VerifiedToken, exp: number): void {
+  remember(raw: string, token: VerifiedToken): void {
     // the decoder accepts several spellings of one signature (the spare bits of its last
     // character); only the canonical one is remembered, so one signed token is one entry
     if (!hasCanonicalSignature(raw)) return;
@@ -51,7 +46,7 @@ export class VerifiedTokens {
       const oldest = this.byDigest.keys().next();
       if (!oldest.done) this.byDigest.delete(oldest.value);
     }
-    this.byDigest.set(key, { token, exp });
+    this.byDigest.set(key, token);
   }
 
   get size(): number {

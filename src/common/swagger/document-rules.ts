@@ -75,7 +75,7 @@ const TAGS: Record<string, string> = {
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 
 function operations(doc: OpenAPIObject): OperationObject[] {
-  return Object.values(doc.paths).flatMap((item) => HTTP_METHODS.map((m) => item[m]).filter((op): op is OperationObject => op !== undefined));
+  return operationsByPath(doc).map(([, op]) => op);
 }
 
 function operationsByPath(doc: OpenAPIObject): Array<[string, OperationObject]> {
