@@ -7,6 +7,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_CLIENT_ADDRESS, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import type { IncomingMessage } from 'node:http';
 import { SECRET_QUERY_PARAMS } from '../common/logging/logging.js';
+import { DiagnosticsLog, diagnosticsLevel } from './diagnostics-log.js';
 import type { TracingOptions } from './tracing.js';
 
 /** Paths that are not traced: the probes, polled every few seconds, would drown the real traffic. */
@@ -59,6 +60,12 @@ export async function startSdk(options: TracingOptions, env: NodeJS.ProcessEnv) 
       new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       new TediousInstrumentation(),
     ],
+  });
+  // after the constructor, which installs its console logger when OTEL_LOG_LEVEL is set; before
+  // start, which reads the exporter variables and reports what it cannot use
+  api.diag.setLogger(new DiagnosticsLog(env.LOG_LEVEL?.trim().toLowerCase()), {
+    logLevel: diagnosticsLevel(env.OTEL_LOG_LEVEL),
+    suppressOverrideMessage: true,
   });
   sdk.start();
   return { api, shutdown: () => sdk.shutdown() };

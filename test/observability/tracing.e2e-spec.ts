@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tracingRequested } from '../../src/observability/tracing.js';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database.js';
 
@@ -27,6 +28,24 @@ interface SpanRecord {
 }
 
 describe('tracing', () => {
+  let buildDir: string;
+
+  beforeAll(() => {
+    buildDir = mkdtempSync(join(tmpdir(), 'medios-tracing-'));
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', buildDir],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    if (!existsSync(join(buildDir, 'src/app.factory.js'))) throw new Error(`tsc produced no src/app.factory.js:\n${tsc.stdout}${tsc.stderr}`);
+    writeFileSync(join(buildDir, 'package.json'), JSON.stringify({ type: 'module' }));
+    symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'), 'dir');
+  }, 180_000);
+
+  afterAll(() => {
+    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  });
+
   it('is off unless the standard OTEL_* variables ask for it', () => {
     expect(tracingRequested({})).toBe(false);
     expect(tracingRequested({ OTEL_SERVICE_NAME: 'x' })).toBe(false);
@@ -41,21 +60,11 @@ describe('tracing', () => {
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
     const secretInQuery = `QSecret${randomBytes(6).toString('hex')}`;
-    let buildDir: string;
     let database: { name: string; url: string };
     let result: { status: number; correlationId: string; medioId: number; spans: SpanRecord[]; secretQuerySpans: SpanRecord[] };
     let logLines: Array<Record<string, any>>;
 
     beforeAll(async () => {
-      buildDir = mkdtempSync(join(tmpdir(), 'medios-tracing-'));
-      const tsc = spawnSync(
-        process.execPath,
-        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', buildDir],
-        { cwd: ROOT, encoding: 'utf8' },
-      );
-      if (!existsSync(join(buildDir, 'src/app.factory.js'))) throw new Error(`tsc produced no src/app.factory.js:\n${tsc.stdout}${tsc.stderr}`);
-      writeFileSync(join(buildDir, 'package.json'), JSON.stringify({ type: 'module' }));
-      symlinkSync(join(ROOT, 'node_modules'), join(buildDir, 'node_modules'), 'dir');
       database = await createTestDatabase();
 
       const spansFile = join(buildDir, 'spans.json');
@@ -86,7 +95,6 @@ describe('tracing', () => {
 
     afterAll(async () => {
       if (database) await dropTestDatabase(database.name);
-      if (buildDir) rmSync(buildDir, { recursive: true, force: true });
     });
 
     const span = (predicate: (s: SpanRecord) => boolean, what: string): SpanRecord => {
@@ -160,4 +168,50 @@ describe('tracing', () => {
       expect(text).not.toMatch(/Bearer|authorization|password|Medio trazado|TRAZADO/i);
     });
   });
+
+  describe("the SDK's own diagnostics", () => {
+    /** Starts tracing from the compiled sources with `env`, ends one span, stops; its stdout lines. */
+    const traceOneSpan = (env: Record<string, string>): Array<Record<string, any>> => {
+      const script = [
+        `const { startTracing, stopTracing, tracingApi } = await import(${JSON.stringify(pathToFileURL(join(buildDir, 'src/observability/tracing.js')).href)});`,
+        'await startTracing();',
+        "tracingApi()?.trace.getTracer('probe').startSpan('probe').end();",
+        'await new Promise((resolve) => setTimeout(resolve, 1500));',
+        'await stopTracing().catch(() => {});',
+      ].join('\n');
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: buildDir,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, LOG_LEVEL: 'info', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_EXPORTER_OTLP_TIMEOUT: '2000', ...env },
+      });
+      if (run.status !== 0) throw new Error(`exited with ${run.status}:\n${run.stderr}\n${run.stdout}`);
+      return run.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, any>);
+    };
+
+    it('warns, in a log line, of an OTEL_TRACES_EXPORTER value the SDK does not know', () => {
+      const lines = traceOneSpan({ OTEL_TRACES_EXPORTER: 'bogus' });
+      expect(lines).toContainEqual(expect.objectContaining({ level: 40, context: 'OpenTelemetry', msg: expect.stringContaining('bogus') }));
+    });
+
+    it('reports spans it could not deliver to an unreachable collector, without the credentials of its URL', async () => {
+      const closed = await closedPort();
+      const lines = traceOneSpan({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://collector:Sh0uldNotShow@127.0.0.1:${closed}` });
+      const errors = lines.filter((l) => l.context === 'OpenTelemetry' && l.level === 50);
+      expect(errors).toContainEqual(expect.objectContaining({ msg: expect.stringContaining('ECONNREFUSED') }));
+      expect(JSON.stringify(lines)).not.toContain('Sh0uldNotShow');
+    });
+  });
 });
+
+/** A local port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
