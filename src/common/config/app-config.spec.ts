@@ -9,7 +9,7 @@ const notOurs = (variable: string) => variable.startsWith('OTEL_');
 const MALFORMED = '¿ ?';
 
 /** Free text: any value is accepted. */
-const FREE_TEXT = ['HOST', 'DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE'];
+const FREE_TEXT = ['DATA_DIR', 'ADMIN_PASSWORD', 'JWT_ISSUER', 'JWT_AUDIENCE'];
 
 const byVariable = new Map(ALL_SETTINGS.flatMap((s) => s.variables.map((v) => [v, s] as const)));
 const variables = [...byVariable.keys()];
@@ -156,6 +156,15 @@ describe('configuration', () => {
         'TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal); not "notanip", "10.0.0.0/33"',
       ]);
       expect(problemsOf({ NODE_ENV: 'test', TRUST_PROXY: '127.0.0.1,' })).toHaveLength(1);
+    });
+
+    it('takes HOST as an IP address or a host name', () => {
+      for (const host of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'api.medios.internal', 'pod-1.svc.cluster.local.', '::ffff:10.0.0.1'])
+        expect(problemsOf({ NODE_ENV: 'test', HOST: host })).toEqual([]);
+      for (const host of ['not a host', 'http://0.0.0.0', '0.0.0.0:3000', '-api', 'a..b', '[::1]'])
+        expect(problemsOf({ NODE_ENV: 'test', HOST: host })).toEqual([
+          `HOST must be an IP address or a host name to listen on, e.g. 0.0.0.0, :: or localhost (got "${host}")`,
+        ]);
     });
 
     it('treats an empty value as unset for text and URLs, and as an error for numbers and switches', () => {

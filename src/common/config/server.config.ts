@@ -5,7 +5,7 @@ import { bool, int, list, readSettings, type ReadContext, text, type ValuesOf } 
 /** The HTTP listener, what sits in front of it, and the process around it. */
 export const SERVER_SETTINGS = {
   port: int('PORT', { min: 0, max: 65535, default: 3000 }),
-  host: text('HOST', { default: '0.0.0.0' }),
+  host: text('HOST', { default: '0.0.0.0' }).map(checkHost),
   corsOrigins: list(
     'CORS_ORIGINS',
     /^[^\s,]*(\s*,\s*[^\s,]+)*\s*$/,
@@ -46,6 +46,18 @@ function checkOrigins(origins: string[], ctx: ReadContext): string[] {
       `CORS_ORIGINS must list origins as browsers send them (http or https, lowercase host, no path or trailing slash, e.g. https://admin.example.com); not ${bad.map((b) => `"${b}"`).join(', ')}`,
     );
   return origins;
+}
+
+/**
+ * An address to listen on: an IP address or a host name. Anything else would pass here and fail
+ * later, once the application was built, as an unresolvable name (exit 1 instead of the
+ * configuration's 78).
+ */
+function checkHost(host: string, ctx: ReadContext): string {
+  const name = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+  if (isIP(host) === 0 && !name.test(host))
+    ctx.problems.push(`HOST must be an IP address or a host name to listen on, e.g. 0.0.0.0, :: or localhost (got "${host}")`);
+  return host;
 }
 
 function parseTrustProxy(value: string, ctx: ReadContext): boolean | string {
