@@ -33,6 +33,20 @@ export function sendClientError(
   // correlation id and path
   const inFlight = (socket as SocketWithRequest)[IN_FLIGHT];
   const unfinished = inFlight && !inFlight.complete ? inFlight : undefined;
+  // Bytes that came after a request read whole, which is still being answered: that request runs
+  // on and may commit, so its own answer goes out first, and this refusal of what followed it
+  // after (answers keep the order of the requests). Written now, the 400 would read as the answer
+  // to a change that went through.
+  const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!unfinished && answering && !answering.writableFinished) {
+    const refuse = () => sendClientError(error, socket, securityHeaders, recordRefused);
+    answering.once('finish', refuse);
+    answering.once('close', () => {
+      answering.off('finish', refuse);
+      if (!answering.writableFinished) socket.destroy(); // its answer was cut short: nothing more to say
+    });
+    return;
+  }
   const [status, detail] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Los encabezados de la solicitud son demasiado grandes']
