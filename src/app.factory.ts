@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIPv6, type Socket } from 'node:net';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { type RawRequestContext, requestContextHook } from './common/common.module.js';
 import { correlationIdFrom } from './common/context/request-context.js';
@@ -40,10 +40,11 @@ function mayBeCached(routeUrl: string | undefined): boolean {
 const SINGLE_HEADERS: ReadonlySet<string> = new Set(['host', 'authorization', 'content-type']);
 /**
  * RFC 3986's host (a name, an IPv4 address, or a bracketed IP literal: IPv6 with a zone id as RFC
- * 6874 writes it, or IPvFuture) and an optional port; empty is allowed (RFC 9112 §3.2). A name in
+ * 6874 writes it, or IPvFuture) and an optional port, at most 65535; empty is allowed (RFC 9112 §3.2). A name in
  * another script arrives in its ASCII form (punycode), as browsers send it.
  */
-const HOST_VALUE = /^(?:\[[A-Za-z0-9\-._~!$&'()*+,;=:%]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+const HOST_VALUE =
+  /^(?:\[(?:[0-9A-Fa-f:.]+(?:%25[A-Za-z0-9\-._~%]+)?|v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::(?:[0-9]{0,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$/;
 
 /**
  * Why the request's header fields break RFC 9112 §3.2 (and RFC 9110 §5.3 for the other single
@@ -67,7 +68,16 @@ function headerFault(raw: IncomingMessage): string | undefined {
     if (seen.includes(`|${name}|`)) return `El encabezado ${names[i]} no puede repetirse`;
     seen += `|${name}|`;
   }
-  return HOST_VALUE.test(raw.headers.host) ? undefined : 'El encabezado Host no es válido';
+  return validHost(raw.headers.host) ? undefined : 'El encabezado Host no es válido';
+}
+
+/** HOST_VALUE, and a bracketed literal that is not IPvFuture is an IPv6 address (`[zz]` is none). */
+function validHost(host: string): boolean {
+  if (!HOST_VALUE.test(host)) return false;
+  if (host[0] !== '[' || host[1] === 'v') return true;
+  const literal = host.slice(1, host.indexOf(']'));
+  const zone = literal.indexOf('%25');
+  return isIPv6(zone === -1 ? literal : literal.slice(0, zone));
 }
 
 /**

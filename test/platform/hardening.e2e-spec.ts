@@ -220,6 +220,10 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
         'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
         'GET /health/live HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n',
         'GET /health/live HTTP/1.1\r\nHost: a/b@c\r\nConnection: close\r\n\r\n',
+        // a port beyond 65535, a bracketed literal that is no IPv6 address
+        ...['a:65536', 'a:999999', '[zz]', '[::1]:70000', '[1:2]'].map(
+          (host) => `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        ),
       ];
       for (const request of refused) {
         const answer = await rawExchange(port, request);
@@ -230,6 +234,7 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       for (const host of [
         '127.0.0.1:80',
         '[::1]:3000',
+        '[::ffff:10.0.0.1]:65535',
         '[fe80::1%25eth0]:3000',
         '[v1.x]',
         'admin-api.medios.svc.cluster.local',
@@ -238,6 +243,25 @@ describe('hardening: tokens, caching, strength, transport errors', () => {
       ]) {
         expect(await rawExchange(port, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
       }
+    });
+
+    it('answers a request read whole before the bytes after it that are no request: its own answer first, then the 400', async () => {
+      const body = JSON.stringify({ codigo: 'PIPELINED_1', nombre: 'Seguido de basura' });
+      const answer = await rawExchange(
+        port,
+        `POST /api/v1/admin/medios HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}GARBAGE\r\n\r\n`,
+      );
+      // the change went through, and its answer says so
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+      const second = answer.indexOf('HTTP/1.1 400 ');
+      expect(second).toBeGreaterThan(0);
+      const created = answer.slice(0, second);
+      const refused = answer.slice(second);
+      expect(bodyOf(created)).toMatchObject({ codigo: 'PIPELINED_1' });
+      expect(bodyOf(refused)).toMatchObject({ status: 400, code: 'validacion' });
+      expect(headerOf(refused, 'x-correlation-id')).not.toBe(headerOf(created, 'x-correlation-id'));
+      const { id } = bodyOf(created) as { id: number };
+      expect((await t.get(`/api/v1/admin/medios/${id}`, { token: admin })).body).toMatchObject({ codigo: 'PIPELINED_1' });
     });
 
     it('answers a request-target holding a # (a fragment is never sent) with 400, instead of reading what follows as the query', async () => {
