@@ -160,6 +160,56 @@ describe('abuse resistance: no caller can starve the service', () => {
     });
   });
 
+  describe("one account's burst of sign-ins does not fill its address's limit for the other accounts behind it", () => {
+    let t: TestApp;
+    beforeAll(async () => (t = await TestApp.create({ env: { LOGIN_MAX_FAILURES_PER_USER: '3', LOGIN_MAX_FAILURES_PER_IP: '5' } })));
+    afterAll(() => t.close());
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    it('signs in another account from the same address at once while twelve of the first are in flight', async () => {
+      const burster = await t.createUser('cajero');
+      const colleague = await t.createUser('cajero');
+      // the burst's compares are held: its attempts stay in flight for as long as the test needs
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const compare = bcrypt.compare.bind(bcrypt);
+      jest.spyOn(bcrypt, 'compare').mockImplementation((async (data: string, encrypted: string) => {
+        if (data === burster.password) await gate;
+        return compare(data, encrypted);
+      }) as never);
+      const office = '10.9.0.1';
+      const signIn = (user: CreatedUser) => t.post(LOGIN, { username: user.username, password: user.password }, { remoteAddress: office });
+
+      let burstAnswered = 0;
+      const burst = Array.from({ length: 12 }, () =>
+        signIn(burster).then((res) => {
+          burstAnswered++;
+          return res;
+        }),
+      );
+      await untilQueued(t.app.get(PasswordHasher), 3);
+      // three of the burst are admitted (its account's limit), the other nine wait on that limit:
+      // they hold no place in the address's limit of five, so the colleague is admitted at once and
+      // its compare queues behind the burst's held ones (refused instead, it answers 503 first)
+      const hasher = t.app.get(PasswordHasher);
+      const colleagueSignIn = signIn(colleague);
+      await Promise.race([
+        until(
+          () => hasher.queueDepth >= 4,
+          () => `${hasher.queueDepth} password operations queued, not the burst's 3 and the colleague's`,
+        ).catch(() => undefined),
+        colleagueSignIn,
+      ]);
+      // admitted while the whole burst was still in flight, not once the burst's waiting attempts gave up
+      expect(burstAnswered).toBe(0);
+      release();
+      expect((await colleagueSignIn).status).toBe(200);
+      for (const res of await Promise.all(burst)) expect([200, 503]).toContain(res.status);
+    });
+  });
+
   describe("one user's statements do not hold back another user's at the connection pool", () => {
     let t: TestApp;
     beforeAll(async () => (t = await TestApp.create({ env: { DB_POOL_SIZE: '1' } })));

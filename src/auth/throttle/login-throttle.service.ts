@@ -128,7 +128,9 @@ export function retryAfterSeconds(blockingAt: Date, windowSeconds: number, now: 
  * The wrong current passwords of PUT /users/me/password count here as the caller's failures too.
  *
  * Race-tolerant without a long transaction: an attempt first writes its own row per scope
- * (autocommit, one row per statement), then counts the rows written before it. Concurrent attempts
+ * (autocommit, one row per statement), then counts the rows written before it — the account's
+ * scopes first, the address's only once those admit it, so one account's burst waiting on its own
+ * limit never fills its address's for the accounts behind the same address. Concurrent attempts
  * therefore see each other, so a burst of parallel guesses cannot slip past the limit while the
  * first ones are still hashing. Only failures lock out (429): a limit reached counting attempts
  * still in flight refuses the next one for a moment (503, Retry-After 1 s), so correct sign-ins
@@ -157,39 +159,48 @@ export class LoginThrottleService {
     const tx = this.txHost.tx;
     await tx.delete(LoginFailureEntity, { occurredAt: LessThanOrEqual(windowStart) });
 
-    const scopes: Array<{ count: Count; scope: ThrottleScope; subject: string; max: number }> = [];
+    // The account's scopes are decided first, and only an attempt they admit takes its place in
+    // the address's: attempts waiting on their own account's limit (one account's burst) hold no
+    // place there, so they never fill it for the other accounts behind the same address. An
+    // attempt refused at the account is never checked, so it needs no counting at the address.
+    const phases: Array<Array<{ count: Count; scope: ThrottleScope; subject: string; max: number }>> = [];
     if (account) {
       const { pair, global } = throttleSubjects(username, ip);
-      scopes.push(
+      phases.push([
         { count: 'pair', scope: 'user', subject: pair, max: maxFailuresPerUser },
         { count: 'global', scope: 'user', subject: global, max: maxFailuresPerUserGlobal },
-      );
+      ]);
     }
-    if (ip) scopes.push({ count: 'ip', scope: 'ip', subject: throttledAddress(ip).slice(0, 256), max: maxFailuresPerIp });
-    // one row per statement: SQL Server does not return OUTPUT rows in insertion order, so ids of a
-    // multi-row insert cannot be matched to their scopes by position
+    if (ip) phases.push([{ count: 'ip', scope: 'ip', subject: throttledAddress(ip).slice(0, 256), max: maxFailuresPerIp }]);
     const rows: Counted[] = [];
-    for (const s of scopes) {
-      const inserted = await tx.insert(LoginFailureEntity, { scope: s.scope, subject: s.subject, occurredAt: now, settled: false });
-      rows.push({ count: s.count, scope: s.scope, subject: s.subject, id: Number(inserted.identifiers[0]?.id) });
-    }
-
-    // attempts in flight that fill a limit end within a compare or two: wait for them, then decide
-    let verdict = await this.limitsReached(scopes, rows, windowStart, now);
-    for (let pause = FIRST_PAUSE_MS, waited = 0; verdict.inFlight && verdict.wait === 0 && waited < IN_FLIGHT_WAIT_MS; pause *= 2) {
-      await sleep(pause);
-      waited += pause;
-      verdict = await this.limitsReached(scopes, rows, windowStart, this.clock.now());
-    }
-    const { wait, accountLimited, inFlight } = verdict;
-    if (wait > 0 || inFlight) {
-      await this.forget(rows.map((r) => r.id));
-      if (wait === 0) {
-        this.metrics?.requestsShed.inc({ reason: 'sign_ins_in_flight' });
-        return { admitted: false, refusal: 'inFlight', retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS };
+    let waited = 0; // one wait for attempts in flight, shared by both phases
+    for (const scopes of phases) {
+      // one row per statement: SQL Server does not return OUTPUT rows in insertion order, so ids of
+      // a multi-row insert cannot be matched to their scopes by position
+      const written: Counted[] = [];
+      for (const s of scopes) {
+        const inserted = await tx.insert(LoginFailureEntity, { scope: s.scope, subject: s.subject, occurredAt: now, settled: false });
+        written.push({ count: s.count, scope: s.scope, subject: s.subject, id: Number(inserted.identifiers[0]?.id) });
       }
-      if (account && accountLimited) await this.warnIfAdministrator(account.userId, wait);
-      return { admitted: false, refusal: 'throttled', retryAfterSeconds: wait };
+      rows.push(...written);
+
+      // attempts in flight that fill a limit end within a compare or two: wait for them, then decide
+      let verdict = await this.limitsReached(scopes, written, windowStart, now);
+      for (let pause = FIRST_PAUSE_MS; verdict.inFlight && verdict.wait === 0 && waited < IN_FLIGHT_WAIT_MS; pause *= 2) {
+        await sleep(pause);
+        waited += pause;
+        verdict = await this.limitsReached(scopes, written, windowStart, this.clock.now());
+      }
+      const { wait, accountLimited, inFlight } = verdict;
+      if (wait > 0 || inFlight) {
+        await this.forget(rows.map((r) => r.id));
+        if (wait === 0) {
+          this.metrics?.requestsShed.inc({ reason: 'sign_ins_in_flight' });
+          return { admitted: false, refusal: 'inFlight', retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS };
+        }
+        if (account && accountLimited) await this.warnIfAdministrator(account.userId, wait);
+        return { admitted: false, refusal: 'throttled', retryAfterSeconds: wait };
+      }
     }
     return { admitted: true, attempt: { rows } };
   }
