@@ -158,6 +158,17 @@ describe('configuration', () => {
       expect(problemsOf({ NODE_ENV: 'test', TRUST_PROXY: '127.0.0.1,' })).toHaveLength(1);
     });
 
+    it('names DATABASE_READ_URL when it is no URL of an engine, whatever DATABASE_URL is', () => {
+      for (const url of ['foo', 'mysql://u@h:1/db']) {
+        expect(problemsOf({ NODE_ENV: 'test', DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: url })).toEqual([
+          `DATABASE_READ_URL must be a postgres://… or mssql://… URL of a read replica of DATABASE_URL (same engine), or empty (got "${url}")`,
+        ]);
+      }
+      expect(problemsOf({ NODE_ENV: 'test', DATABASE_URL: 'foo', DATABASE_READ_URL: 'postgres://u@replica/db' })).toEqual([
+        expect.stringMatching(/^DATABASE_URL must be a postgres:/),
+      ]);
+    });
+
     it('takes HOST as an IP address or a host name', () => {
       for (const host of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'api.medios.internal', 'pod-1.svc.cluster.local.', '::ffff:10.0.0.1'])
         expect(problemsOf({ NODE_ENV: 'test', HOST: host })).toEqual([]);

@@ -51,19 +51,21 @@ export const DATABASE_SETTINGS = {
 
 export function databaseConfig(ctx: ReadContext) {
   const { readReplica, ...primary } = readSettings(DATABASE_SETTINGS, ctx);
+  // a URL that is not of an engine has its problem already; reading it further would throw
+  const ofAnEngine = (url: string | undefined): url is string => url !== undefined && DATABASE_URL_PATTERN.test(url);
   for (const [variable, url] of [
     ['DATABASE_URL', primary.databaseUrl],
     ['DATABASE_READ_URL', readReplica.url],
   ] as const) {
-    const problem = url === undefined ? undefined : urlProblem(url);
+    const problem = ofAnEngine(url) ? urlProblem(url) : undefined;
     if (problem) ctx.problems.push(`${variable} ${problem} (got "${redactUrl(url!)}")`);
   }
   if (ctx.nodeEnv === 'production' && !primary.databaseUrl)
     ctx.problems.push('DATABASE_URL is required when NODE_ENV=production (postgres://… or mssql://…); the embedded database is for development only');
-  if (readReplica.url) {
+  if (ofAnEngine(readReplica.url)) {
     if (!primary.databaseUrl)
       ctx.problems.push('DATABASE_READ_URL needs DATABASE_URL: a read replica replicates the primary of DATABASE_URL, never the embedded database');
-    else if (engineOf(readReplica.url) !== engineOf(primary.databaseUrl))
+    else if (ofAnEngine(primary.databaseUrl) && engineOf(readReplica.url) !== engineOf(primary.databaseUrl))
       ctx.problems.push('DATABASE_READ_URL must use the engine of DATABASE_URL (a replica of the same database)');
   }
   return {
