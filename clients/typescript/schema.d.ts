@@ -977,7 +977,7 @@ export interface paths {
         };
         /**
          * Tamper evidence of the audit trail
-         * @description The newest seal of each event store (`audit_events`, `security_events`) and the result of the last scheduled verification (null before the first). Keep the newest `sealHash` outside the database: a later verification proves nothing was changed up to it. Seals are Ed25519-signed; the public keys are at GET /.well-known/audit-keys.json; `npm run cli -- audit:verify` verifies offline.
+         * @description The newest seal of each event store (`audit_events`, `security_events`) and the result of the last verification (scheduled, or run from the CLI) (null before the first). Keep the newest `sealHash` outside the database: a later verification proves nothing was changed up to it. Seals are Ed25519-signed; the public keys are at GET /.well-known/audit-keys.json; `npm run cli -- audit:verify` verifies offline.
          *
          *     Required permission: `administracion:auditoria:ver`.
          */
@@ -1001,7 +1001,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400. One generic 401 `credenciales_invalidas` for unknown user, inactive user and wrong password. After `LOGIN_MAX_FAILURES_PER_USER` failures for one username (default 10) or `LOGIN_MAX_FAILURES_PER_IP` for one client IP (default 50) within `LOGIN_WINDOW_SECONDS` (default 900), sign-in answers 429 `demasiados_intentos` with `Retry-After` (seconds) without checking the password; a success clears the username’s count. Malformed requests (400) do not count.
+         * @description Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400. One generic 401 `credenciales_invalidas` for unknown user, inactive user and wrong password. After `LOGIN_MAX_FAILURES_PER_USER` failures for one username from one client IP (default 10), `LOGIN_MAX_FAILURES_PER_USER_GLOBAL` for one username from any IP (default 100) or `LOGIN_MAX_FAILURES_PER_IP` for one client IP (default 50) within `LOGIN_WINDOW_SECONDS` (default 900), sign-in answers 429 `demasiados_intentos` with `Retry-After` (seconds) without checking the password; a success clears the count of that username from that IP only. Malformed requests (400) do not count.
          */
         post: operations["login"];
         delete?: never;

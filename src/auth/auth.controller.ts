@@ -25,9 +25,10 @@ export class AuthController {
     description: [
       'Public. The password is used exactly as sent (no trimming); over 72 bytes (UTF-8) is 400.',
       'One generic 401 `credenciales_invalidas` for unknown user, inactive user and wrong password.',
-      'After `LOGIN_MAX_FAILURES_PER_USER` failures for one username (default 10) or `LOGIN_MAX_FAILURES_PER_IP` for one client IP',
-      '(default 50) within `LOGIN_WINDOW_SECONDS` (default 900), sign-in answers 429 `demasiados_intentos` with `Retry-After` (seconds)',
-      'without checking the password; a success clears the username’s count. Malformed requests (400) do not count.',
+      'After `LOGIN_MAX_FAILURES_PER_USER` failures for one username from one client IP (default 10), `LOGIN_MAX_FAILURES_PER_USER_GLOBAL`',
+      'for one username from any IP (default 100) or `LOGIN_MAX_FAILURES_PER_IP` for one client IP (default 50) within `LOGIN_WINDOW_SECONDS`',
+      '(default 900), sign-in answers 429 `demasiados_intentos` with `Retry-After` (seconds) without checking the password;',
+      'a success clears the count of that username from that IP only. Malformed requests (400) do not count.',
     ].join(' '),
   })
   @ApiOkResponse({ type: LoginResponseDto })

@@ -46,7 +46,7 @@ export class AppMetrics {
 
   readonly requestsShed = new Counter({
     name: 'http_server_requests_shed_total',
-    help: "Requests answered 503 servicio_no_disponible at once by back-pressure, by reason: a bounded queue full of one client's work, or sign-ins of the same account in flight; deliberate refusals, not failures",
+    help: "Requests answered 503 servicio_no_disponible at once by back-pressure, by reason: a bounded queue full of one client's work, or sign-ins in flight filling a sign-in limit for more than 3 s; deliberate refusals, not failures",
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -32,7 +32,7 @@ export class AuditIntegrityController {
     operationId: 'getAuditIntegrity',
     summary: 'Tamper evidence of the audit trail',
     description:
-      'The newest seal of each event store (`audit_events`, `security_events`) and the result of the last scheduled verification ' +
+      'The newest seal of each event store (`audit_events`, `security_events`) and the result of the last verification (scheduled, or run from the CLI) ' +
       '(null before the first). Keep the newest `sealHash` outside the database: a later verification proves nothing was changed up to it. ' +
       'Seals are Ed25519-signed; the public keys are at GET /.well-known/audit-keys.json; `npm run cli -- audit:verify` verifies offline.',
   })
