@@ -170,7 +170,16 @@ describe('configuration', () => {
     });
 
     it('takes HOST as an IP address or a host name', () => {
-      for (const host of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'api.medios.internal', 'pod-1.svc.cluster.local.', '::ffff:10.0.0.1'])
+      for (const host of [
+        '0.0.0.0',
+        '::',
+        '127.0.0.1',
+        'localhost',
+        'api.medios.internal',
+        'pod-1.svc.cluster.local.',
+        'medios_api',
+        '::ffff:10.0.0.1',
+      ])
         expect(problemsOf({ NODE_ENV: 'test', HOST: host })).toEqual([]);
       for (const host of ['not a host', 'http://0.0.0.0', '0.0.0.0:3000', '-api', 'a..b', '[::1]'])
         expect(problemsOf({ NODE_ENV: 'test', HOST: host })).toEqual([

@@ -54,7 +54,8 @@ function checkOrigins(origins: string[], ctx: ReadContext): string[] {
  * configuration's 78).
  */
 function checkHost(host: string, ctx: ReadContext): string {
-  const name = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+  // labels of letters, digits and inner hyphens; underscores too, as container networks name hosts
+  const name = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
   if (isIP(host) === 0 && !name.test(host))
     ctx.problems.push(`HOST must be an IP address or a host name to listen on, e.g. 0.0.0.0, :: or localhost (got "${host}")`);
   return host;
