@@ -420,7 +420,7 @@ export interface paths {
         get?: never;
         /**
          * Update a product type
-         * @description Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.
+         * @description Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated, even with its current values (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.
          *
          *     Required permission: `catalogo:tipos_producto:gestionar`.
          */

@@ -68,7 +68,7 @@ export class ProductTypesController {
     operationId: 'updateProductType',
     summary: 'Update a product type',
     description:
-      'Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.',
+      'Replaces `nombre` and, when present, `descripcion`. An inactive product type cannot be updated, even with its current values (409 `tipo_producto_inactivo`). `codigo` is immutable: a body carrying it is 400 `campo_inmutable`. Audited as `tipo_producto.update`.',
   })
   @ApiOkResponse({ type: ProductTypeDto })
   @ApiErrors([400, 'Validation failure (`validacion`) or an immutable field in the body (`campo_inmutable`).'], 404, [
