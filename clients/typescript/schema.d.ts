@@ -553,7 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Add a price
-         * @description `fechaVigencia` must be on or after today in America/Argentina/Buenos_Aires (else 400) and strictly after every existing date of the product (else 409 `precio_no_posterior`; of two concurrent adds for one product at most one succeeds). `monto` is a JSON number > 0 with at most 2 decimals. Transactional with the audit event `producto.precio_add` (targetType `producto`, targetId the product id).
+         * @description `fechaVigencia` must be on or after today in America/Argentina/Buenos_Aires (else 400) and strictly after every existing date of the product (else 409 `precio_no_posterior`; of two concurrent adds for one product at most one succeeds: one that another add overtook while it was in flight is that 409 whatever its date). `monto` is a JSON number > 0 with at most 2 decimals. Transactional with the audit event `producto.precio_add` (targetType `producto`, targetId the product id).
          *
          *     Required permission: `catalogo:productos:gestionar`.
          */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { FixedClock } from '../../src/common/context/clock.js';
+import { lockRowSql, raceWithHeldRows } from '../support/test-database.js';
 import { type CreatedUser, expectProblem, TestApp } from '../support/test-app.js';
 import { createProduct, createProductType, createRubro, statusCounts, uid } from './catalog-fixtures.js';
 
@@ -169,6 +170,29 @@ describe('product prices', () => {
       expect(inInsertOrder).toEqual([...inInsertOrder].sort());
       expect(new Set(inInsertOrder).size).toBe(inInsertOrder.length);
       expect(inInsertOrder.length).toBe(results.filter((r) => r.status === 201).length);
+    });
+
+    it('refuses an add when another add for the product committed while it was in flight, even one of an earlier date: of two concurrent adds at most one succeeds', async () => {
+      const id = await newProduct();
+      const res = await raceWithHeldRows(t.db, t.engine, {
+        what: 'the add of 2026-07-10',
+        hold: (sql) => sql(lockRowSql(t.engine, 'products'), [id]),
+        request: () => addPrice(id, { fechaVigencia: '2026-07-10', monto: 20 }),
+        // the other add: an earlier date, committed while this one waits for the product
+        meanwhile: (sql) =>
+          sql('INSERT INTO product_prices (product_id, fecha_vigencia, monto, created_at) VALUES ($1, $2, $3, $4)', [
+            id,
+            '2026-07-01',
+            10,
+            new Date(),
+          ]),
+      });
+      expectProblem(res, 409, 'precio_no_posterior');
+      expect(res.body.detail).toContain('2026-07-01');
+      expect(await t.query('SELECT id FROM product_prices WHERE product_id = $1', [id])).toHaveLength(1);
+      expect(await t.auditEvents({ action: 'producto.precio_add', targetId: String(id) })).toHaveLength(0);
+      // read again, the caller may add it now
+      expect((await addPrice(id, { fechaVigencia: '2026-07-10', monto: 20 })).status).toBe(201);
     });
 
     it('offers no update or delete of prices', async () => {

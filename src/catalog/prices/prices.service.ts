@@ -57,6 +57,13 @@ export class PricesService {
     return PriceDto.of(price);
   }
 
+  /**
+   * Of two adds for one product that overlap in time, at most one succeeds, whatever their dates:
+   * the product's newest price is read as the add begins and again once the product's row is locked,
+   * and a price another add committed in between refuses this one (409 `precio_no_posterior`, nothing
+   * written). Each was decided on a history that is no longer the product's; the caller reads the
+   * prices again and decides anew.
+   */
   async add(productId: number, dto: AddPriceDto): Promise<AddPriceResponseDto> {
     const today = todayInArgentina(this.clock.now());
     if (dto.fechaVigencia < today) {
@@ -64,8 +71,15 @@ export class PricesService {
         { field: 'fechaVigencia', message: `fechaVigencia no puede ser anterior a hoy (${today}, America/Argentina/Buenos_Aires)` },
       ]);
     }
+    const seen = await this.newest(productId);
     await this.products.requireExisting(productId, true);
-    const latest = await this.txHost.tx.findOne(ProductPriceEntity, { where: { productId }, order: { fechaVigencia: 'DESC' } });
+    const latest = await this.newest(productId);
+    if (latest && latest.id !== seen?.id) {
+      throw new DomainError(
+        'precio_no_posterior',
+        `Otro precio del producto (${latest.fechaVigencia}) se agregó mientras tanto: vuelva a leer los precios y repita`,
+      );
+    }
     const notLater = `fechaVigencia debe ser posterior a la última fecha de precio del producto${latest ? ` (${latest.fechaVigencia})` : ''}`;
     if (latest && dto.fechaVigencia <= latest.fechaVigencia) throw new DomainError('precio_no_posterior', notLater);
 
@@ -88,5 +102,10 @@ export class PricesService {
       after: { priceId: id, fechaVigencia: dto.fechaVigencia, monto: dto.monto },
     });
     return added;
+  }
+
+  /** The product's newest price (latest fechaVigencia), as committed now. */
+  private newest(productId: number): Promise<ProductPriceEntity | null> {
+    return this.txHost.tx.findOne(ProductPriceEntity, { where: { productId }, order: { fechaVigencia: 'DESC' } });
   }
 }
