@@ -415,8 +415,10 @@ describe('MssqlDialect read replica', () => {
     };
     expect(await lag(undefined)).toBe(0); // not in an availability group: not a replica
     expect(await lag({ is_primary_replica: true, state: 'SYNCHRONIZED', redo_queue_size: 10, lag_ms: 9000 })).toBe(0);
-    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZED', redo_queue_size: 0, lag_ms: 600000 })).toBe(0);
-    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBe(4.5);
+    // bigint columns arrive as the driver returns them: strings
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZED', redo_queue_size: '0', lag_ms: '600000' })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZED', redo_queue_size: null, lag_ms: '600000' })).toBe(0);
+    expect(await lag({ is_primary_replica: false, state: 'SYNCHRONIZING', redo_queue_size: '2048', lag_ms: '4500' })).toBe(4.5);
     expect(await lag({ is_primary_replica: false, state: 'NOT SYNCHRONIZING', redo_queue_size: 2048, lag_ms: 4500 })).toBeNull();
   });
 });

@@ -144,7 +144,8 @@ export class MssqlDialect implements SqlDialect {
     // The local row of this database on the secondary: caught up when nothing waits to be redone;
     // otherwise the age of the last commit it redid (the DMV's times are the server's local time).
     // No row: the database is in no availability group, i.e. not a replica.
-    const rows: Array<{ is_primary_replica: boolean; state: string; redo_queue_size: number | null; lag_ms: number | string | null }> =
+    // bigint columns (redo_queue_size, lag_ms) come back from tedious as strings: "0" is no empty queue to `!`
+    const rows: Array<{ is_primary_replica: boolean; state: string; redo_queue_size: number | string | null; lag_ms: number | string | null }> =
       await replica.query(
         `SELECT rs.is_primary_replica, rs.synchronization_state_desc AS state, rs.redo_queue_size,
                 DATEDIFF_BIG(millisecond, rs.last_commit_time, SYSDATETIME()) AS lag_ms
@@ -154,7 +155,7 @@ export class MssqlDialect implements SqlDialect {
     const row = rows[0];
     if (!row || row.is_primary_replica) return 0;
     if (row.state === 'NOT SYNCHRONIZING') return null;
-    if (!row.redo_queue_size) return 0;
+    if (row.redo_queue_size === null || Number(row.redo_queue_size) === 0) return 0;
     return row.lag_ms === null ? null : Math.max(0, Number(row.lag_ms) / 1000);
   }
 
