@@ -17,6 +17,7 @@ import { PermissionSetVersions1763713500000 } from './1763713500000-permission-s
 import { SettledLoginAttempts1763713600000 } from './1763713600000-settled-login-attempts.js';
 import { VersioningKeepsRacedVersions1763713700000 } from './1763713700000-versioning-keeps-raced-versions.js';
 import { PasswordHashCollation1763713800000 } from './1763713800000-password-hash-collation.js';
+import { PurgeKeepsEventIds1763713900000 } from './1763713900000-purge-keeps-event-ids.js';
 
 /**
  * SQL Server migrations in order: one counterpart (same class name and timestamp) of every
@@ -41,4 +42,5 @@ export const MSSQL_MIGRATIONS: Array<new () => MigrationInterface> = [
   SettledLoginAttempts1763713600000,
   VersioningKeepsRacedVersions1763713700000,
   PasswordHashCollation1763713800000,
+  PurgeKeepsEventIds1763713900000,
 ];

@@ -16,6 +16,7 @@ import { PermissionSetVersions1763713500000 } from './1763713500000-permission-s
 import { SettledLoginAttempts1763713600000 } from './1763713600000-settled-login-attempts.js';
 import { VersioningKeepsRacedVersions1763713700000 } from './1763713700000-versioning-keeps-raced-versions.js';
 import { PasswordHashCollation1763713800000 } from './1763713800000-password-hash-collation.js';
+import { PurgeKeepsEventIds1763713900000 } from './1763713900000-purge-keeps-event-ids.js';
 
 /** PostgreSQL migrations in order. Add each new migration class here. */
 export const POSTGRES_MIGRATIONS = [
@@ -37,4 +38,5 @@ export const POSTGRES_MIGRATIONS = [
   SettledLoginAttempts1763713600000,
   VersioningKeepsRacedVersions1763713700000,
   PasswordHashCollation1763713800000,
+  PurgeKeepsEventIds1763713900000,
 ];

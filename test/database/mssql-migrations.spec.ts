@@ -209,7 +209,8 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
     it.each(['purge_events', 'purge_event_partitions'])(
       'runs %s with the owner’s rights and refuses a cutoff younger than the retention less 31 days',
       (name) => {
-        const body = flat(stripComments(statements.find((s) => new RegExp(String.raw`PROCEDURE dbo\.${name}\b`).test(s.sql))!.sql));
+        // the procedure as the last migration that defines it leaves it
+        const body = flat(stripComments(statements.findLast((s) => new RegExp(String.raw`PROCEDURE dbo\.${name}\b`).test(s.sql))!.sql));
         expect(body).toContain('WITH EXECUTE AS OWNER AS BEGIN');
         expect(body).toContain(
           "IF @cutoff > DATEADD(day, 31, DATEADD(year, CASE @store WHEN N'audit_events' THEN -10 ELSE -5 END, SYSUTCDATETIME())) THROW",
@@ -217,6 +218,18 @@ describe('SQL Server migrations (T-SQL snapshot)', () => {
         expect(body).toContain("IF @store NOT IN (N'audit_events', N'security_events') THROW");
       },
     );
+
+    it('keeps the event ids growing across a partition truncation: an identity it reset is reseeded past the last id handed out', () => {
+      const body = flat(stripComments(statements.findLast((s) => /PROCEDURE dbo\.purge_event_partitions\b/.test(s.sql))!.sql));
+      const read = body.indexOf('DECLARE @last bigint = CAST(IDENT_CURRENT(@table) AS bigint);');
+      const truncate = body.indexOf("SET @sql = N'TRUNCATE TABLE ' + @table");
+      const reseed = body.indexOf(
+        "IF CAST(IDENT_CURRENT(@table) AS bigint) < @last BEGIN SET @sql = N'DBCC CHECKIDENT (N''' + @table + N''', RESEED, ' + CAST(@last + 1 AS nvarchar(20))",
+      );
+      expect(read).toBeGreaterThan(0);
+      expect(truncate).toBeGreaterThan(read);
+      expect(reseed).toBeGreaterThan(truncate);
+    });
 
     it('lends dbo.ensure_monthly_partitions ALTER ANY DATASPACE through a certificate signature, without keeping the private key', () => {
       const signing = flat(stripComments(statements.find((s) => s.sql.includes('ADD SIGNATURE TO dbo.ensure_monthly_partitions'))!.sql));
